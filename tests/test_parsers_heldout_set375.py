@@ -322,8 +322,9 @@ def test_an_assert_with_no_message_a_kernel_panic_and_ortes_force_terminate_are_
     (assertion,) = _load(
         "awsome_megatron_slurm_gpt3_pretrain_dataset_assert_num_samples.log"
     ).failures
+    # (Megatron's dataset builder's own check: the job's settings, set 702's mend)
     assert (assertion["kind"], assertion["exception_type"], assertion["line"]) == (
-        "python_exception", "AssertionError", 26,
+        "job_data_check", "AssertionError", 26,
     )  # fmt: skip
     assert assertion["message"] == "AssertionError: (no message; raised by: assert num_samples > 0)"
     (panic,) = _load("gpud_pstore_dmesg_nvidia_550_144_03_crash_test_kernel_panic.txt").failures

@@ -158,7 +158,9 @@ Recognised events (``LogEvent.kind``):
   most lines): its first error line, as written;
 - ``python_exception``: only in a log where nothing above is found: the exception the first
   Python traceback ends in (``ValueError: batch_size should be divisible by dp``), the run's
-  own failure with nothing of the communication layer in the log.
+  own failure with nothing of the communication layer in the log; ``job_data_check`` where
+  that exception is an assertion or ValueError of Megatron's dataset builders (the job's data or
+  its settings, before training).
 Records wrapped at a fixed width (a ``Work[NH]CCL(`` left open, the heartbeat message split) are
 joined with the next line only when the first one is visibly cut.
 The parse is linear in the log's size: each line is matched once, and the joins that follow are
@@ -733,7 +735,9 @@ class LogEvent:
     coordination_shutdown_failed (XLA's coordination service agent, JAX's multi-process runtime:
     its disconnect from the service's leader failed as it shut down),
     device_oom, npu_device_exception, rendezvous_failure, rendezvous_closed, cuda_error,
-    monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception, ucx_error,
+    monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception,
+    job_data_check (a python_exception raised by a check of Megatron's dataset builders: the
+    job's data or settings), ucx_error,
     deepep_timeout, rdma_handshake_failed (the Mooncake transfer engine's queue pair its handshake
     could not bring up), log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
     nccl_connect_retry, ray_placement,
@@ -2501,6 +2505,8 @@ def _parse_events(text: str) -> LogReport:
                 raised = cuda_raised
             elif _VLLM_NO_KV_MEMORY in raised.message:
                 _vllm_no_kv_memory(raw, raised)
+            elif "megatron/" in text:
+                _megatron_data_check(lines, raised)
             report.events.append(raised)
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
@@ -2888,6 +2894,8 @@ def _parse_events(text: str) -> LogReport:
                     or "skipped=" in text
                 ):
                     _deepspeed_progress_note(lines, report, notices)
+                if "elapsed time: " in text:
+                    _m4_progress_note(lines, report)
                 return report
         if (
             not report.events
@@ -22394,6 +22402,45 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
     return None
 
 
+# Megatron's dataset builders (megatron/core/datasets/, megatron/data/ before it, megatron/legacy/
+# data/ since): they build the train, validation and test sets from the job's data files and its
+# settings before the first iteration, on the CPU. Their assertions and ValueErrors are checks of
+# those: "assert num_samples > 0" in MegatronDataset.__init__ is a split asked for samples it was
+# given none of (aws-samples/awsome-distributed-training, 3.test_cases/megatron/megatron-lm
+# gpt3 README, "Benchmark mode": "Incorrect settings will cause this error message", the
+# --eval-iters / --split pair)
+_MEGATRON_DATA_FRAME_RE = re.compile(
+    r'File "(?P<path>[^"\n]{0,400}?/megatron/(?:core/datasets|data|legacy/data)/[\w]{1,100}\.py)", '
+    r"line (?P<at>\d{1,7}), in (?P<func>[\w<>.]{1,100})"
+)
+_JOB_CHECK_EXCEPTIONS = frozenset({"AssertionError", "ValueError"})
+
+
+def _megatron_data_check(lines: list[tuple[int, str, int | None]], raised: LogEvent) -> None:
+    """Make ``raised`` a ``job_data_check`` where its traceback's last frame is in Megatron's
+    dataset builders and it is an assertion or a ValueError (``_MEGATRON_DATA_FRAME_RE``): the
+    job's data or settings failed the builder's own check before training, nothing of the
+    cluster. Its call says the frame; anything else (a CUDA or torch.distributed error there, an
+    assertion elsewhere) stays a ``python_exception``."""
+    if raised.exception_type not in _JOB_CHECK_EXCEPTIONS or raised.library is not None:
+        return
+    at = bisect.bisect_left(lines, (raised.line,))
+    last = next(
+        (
+            t
+            for _, t, _ in reversed(lines[max(0, at - TRACEBACK_LINES) : at])
+            if _FRAME_RE.search(t)
+        ),
+        None,
+    )
+    if last is None or (frame := _MEGATRON_DATA_FRAME_RE.search(last)) is None:
+        return
+    where = frame.group("path")
+    where = where[where.rfind("/megatron/") + 1 :]
+    raised.kind = "job_data_check"
+    raised.call = f"{where}:{frame.group('at')}, {frame.group('func')}"
+
+
 _TORCH_DIST_ERRORS = frozenset(
     {"DistError", "DistBackendError", "DistNetworkError", "DistStoreError"}
 )
@@ -22809,6 +22856,57 @@ def _deepspeed_progress_note(
     )
 
 
+# Hugging Face m4's trainer (m4/training/trainer.py Trainer._log_training, on the main process
+# every train_logging_opt_steps: print_log = "iteration: " + MofNCompleteColumn's "N/M" right-
+# aligned to 12 and TaskProgressColumn's percentage, " | elapsed time: " + TimeElapsedColumn's
+# H:MM:SS, then format_train_logs' "key: value | " pairs, per_token_loss first (".4f"); later
+# releases put "[%Y-%m-%d %H:%M:%S] " before it; printed with no logger's marks): its training
+# progress, a run's log by its own fields
+_M4_PROGRESS_RE = re.compile(
+    r"^[^\S\n]{0,8}(?:\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] )?iteration:[^\S\n]{1,20}"
+    r"(?P<i>\d{1,12})/(?P<n>\d{1,12})[^\S\n]{1,8}(?P<pct>\d{1,3})%[^\S\n]{0,4}\|[^\S\n]{1,4}"
+    r"elapsed time: (?P<elapsed>\d{1,6}(?::\d\d){1,2})[^\S\n]{0,4}\|"
+    r"(?:[^\S\n]{1,4}per_token_loss: (?P<loss>-?\d[\d.eE+-]{0,30}|-?nan|-?inf)\b)?"
+)
+
+
+def _m4_progress_note(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A note of the last m4 training-progress line (``_M4_PROGRESS_RE``): its iteration of the
+    run's total, the time elapsed and the loss, "no error"; where its loss is NaN or infinite
+    from a line to the last one, the run diverged: a ``loss_diverged`` there, said in the note."""
+    rows = [(no, m) for no, t, _ in lines if "iteration:" in t and (m := _M4_PROGRESS_RE.match(t))]
+    if not rows:
+        return
+    with_loss = [(no, m) for no, m in rows if m.group("loss") is not None]
+    turned = (
+        loss_diverged(with_loss, ({n: f"iteration {m.group('i')}" for n, m in with_loss}, "log"))
+        if with_loss
+        else None
+    )
+    no, m = rows[-1]
+    said = (
+        f"m4's training progress: iteration {m.group('i')} of {m.group('n')}, "
+        f"{m.group('elapsed')} elapsed"
+        + (f", per_token_loss {m.group('loss')}" if m.group("loss") else "")
+        + (
+            f" ({len(rows)} progress lines, the last on line {no})"
+            if len(rows) > 1
+            else f" (line {no})"
+        )
+    )
+    if turned is not None:
+        said += f"; the loss is not a number from line {turned.line} on: {turned.exception_type}"
+        report.events.append(turned)  # (a warning of its own: the job diverged)
+    report.generic = False  # (read by the trainer's own line: no unknown program's note)
+    report.unread.append(
+        ParseWarning(
+            line=rows[0][0] if turned is None else turned.line,
+            message=said + ("" if turned is not None else "; no error"),
+            skipped=False,
+        )
+    )
+
+
 def is_program_log(text: str) -> bool:
     """Whether ``text`` is a program's log: at least half of its first non-blank lines (and at
     least ``MIN_LOG_LINES``) carry a timestamp or a logger's level. Tables and tool outputs
@@ -22861,6 +22959,8 @@ def is_program_log(text: str) -> bool:
         # engine's log_dist lines (GPT-NeoX's training): a run's log, its timers' "%comms: 4.8"
         # breakdown printed between them its own too
         return True
+    if "elapsed time: " in text and any(_M4_PROGRESS_RE.match(line) for line in head):
+        return True  # m4's trainer's progress prints (no logger's marks): its run's log
     if "registered but not available" in text and _VERL_PLATFORM_UNAVAILABLE_RE.search(text):
         return True  # verl's warning of its platform, alone in a copy (logged without its head)
     if "is not set correctly" in text and _DEVICE_IP_UNSET_RE.search(text):
