@@ -501,7 +501,7 @@ def smi_gpu(**values: Any) -> dict[str, Any]:
     fields = (
         "source line driver cuda gpu name bus_id persistence ecc_uncorrected fan_pct temp_c perf "
         "power_w power_cap_w memory_used_mib memory_total_mib util_pct compute_mode mig_mode "
-        "unreadable query ecc_corrected remap_pending remap_failed remapped_uncorrectable remapped_correctable ecc_aggregate_corrected ecc_aggregate_uncorrected retire_pending retired_pages retired_dbe "
+        "unreadable query ecc_corrected remap_pending remap_failed remap_lines remapped_uncorrectable remapped_correctable ecc_aggregate_corrected ecc_aggregate_uncorrected retire_pending retired_pages retired_dbe "
         "throttled clock_reasons sections fabric_status sensors_only recovery_action fabric_health "
         "pcie_replays pcie_gen pcie_width_lanes pcie_width_low core_clocks_said"
     )

@@ -1228,6 +1228,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      {"evidence.failures": [{"source": "a.log", "kind": "nccl_no_gdr", "line": 50,
                              "host": "node1", "message": "Channel 00/1 : 1[0] -> 0[0] [receive] via NET/IB/1/Shared"}]},
      {"evidence.failures": []}, {}),
+    ("evidence-nccl-no-gdr-busbw", "nccl",
+     {"evidence.failures": [{**event(kind="nccl_no_gdr", host="node1"), "source": "a.log", "line": 55}],
+      "evidence.benchmarks": [bench_table(source="a.log", hosts=["node1", "node2"], ranks=2)]},
+     # (the benchmark of another file: no word of GDR about its run)
+     {"evidence.failures": [{**event(kind="nccl_no_gdr", host="node1"), "source": "a.log", "line": 55}],
+      "evidence.benchmarks": [bench_table(source="b.log", hosts=["node1", "node2"], ranks=2)]},
+     {}),
     ("evidence-gpu-topology-no-near-nic", "nccl",
      {"evidence.topologies": [{"source": "topo.txt", "tool": "nvidia-smi", "devices": [],
                                "links": {}, "no_near_nic": ["GPU4", "GPU5"]}]},

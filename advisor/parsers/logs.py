@@ -182,7 +182,7 @@ import re
 import signal
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -28473,9 +28473,36 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
             exception_type=f"NCCL says GPU Direct RDMA is disabled for {', '.join(hcas)}: "
             "transfers through them go through host memory (no peer-memory support found)",
         )
+    # NCCL's word after the rings connect (src/transport.cc ncclTransportRingConnect: INFO
+    # "Connected all rings, use ring PXN %d GDR %d" with comm->useGdr, set true before the ring
+    # connections and false once one of them goes without GPU Direct RDMA, all ranks' flags
+    # ANDed where buffer registration is on): "GDR 0" is the run's own statement that its rings
+    # do not use GDR, the line to cite beside the channel lines without /GDRDMA
+    for no, line, _tagged in lines:
+        if "Connected all rings" not in line or not (r := _RING_GDR_RE.search(line)):
+            continue
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        ev = per_host.get(host)
+        if r.group("gdr") != "0" or ev is None or ev.exception_type is None:
+            continue
+        if "GDR 0" in ev.exception_type:
+            continue  # (the host's first such line is cited)
+        per_host[host] = replace(
+            ev,
+            line=no,
+            message=line.strip()[:300],
+            exception_type=f"{ev.exception_type}; NCCL says so after connecting its rings "
+            f"('use ring PXN {r.group('pxn')} GDR 0': GDR 0, GPU Direct RDMA off; its first "
+            f"channel line over the network is line {ev.line})",
+        )
     return [ev for host, ev in per_host.items() if host not in gdr]
 
 
+_RING_GDR_RE = re.compile(
+    r"Connected all rings, use ring PXN (?P<pxn>\d{1,3}) GDR (?P<gdr>\d{1,3})\b"
+)
+"""NCCL's "Connected all rings, use ring PXN 0 GDR 0" (src/transport.cc)."""
 _NRANKS_RE = re.compile(r"NCCL INFO comm 0x[0-9a-f]+ rank \d+ nranks (\d+) ")
 _GDR_HCA_RE = re.compile(
     r"NET/(?P<net>[^:\n]+?) : GPU Direct RDMA (?:\(DMABUF\) )?(?P<state>Disabled|Enabled|enabled)"

@@ -985,6 +985,9 @@ class SmiGpu:
     Video), in MHz; what a slowdown in force leaves of them."""
     clock_lines: dict[str, int] = field(default_factory=dict)
     """The line of each of ``clocks_mhz``'s values."""
+    remap_lines: dict[str, int] = field(default_factory=dict)
+    """``-q`` Remapped Rows: the line of its ``Uncorrectable Error`` count and of its ``Pending``
+    flag, where the page holds them (what a finding on the remap cites, not the GPU's head)."""
     max_clocks_mhz: dict[str, int] = field(default_factory=dict)
     """``-q``'s Max Clocks section (Graphics, SM, Memory, Video), in MHz, where the page holds it."""
     core_clocks_said: str = ""
@@ -1551,10 +1554,12 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
             gpu.ecc_aggregate_corrected = (gpu.ecc_aggregate_corrected or 0) + number
     elif where == "Remapped Rows" and key == "Uncorrectable Error" and number is not None:
         gpu.remapped_uncorrectable = number
+        gpu.remap_lines[key] = line
     elif where == "Remapped Rows" and key == "Correctable Error" and number is not None:
         gpu.remapped_correctable = number
     elif where == "Remapped Rows" and key == "Pending" and value in ("Yes", "No"):
         gpu.remap_pending = value == "Yes"
+        gpu.remap_lines[key] = line
     elif (
         where == "Remapped Rows" and key == "Remapping Failure Occurred" and value in ("Yes", "No")
     ):
