@@ -442,7 +442,7 @@ def hca_port(**values: Any) -> dict[str, Any]:
         "source line tool ca port state active physical_state rate_gbps link_layer ca_type "
         "firmware active_mtu netdev netdev_up peer could_be switch guid_zero sm_lid lane_gbps fastest_lane_gbps state_line "
         "host no_active_on_host sibling_rate_gbps sibling_sm_lid base_lid all_down software "
-        "no_netdev_up_on_host"
+        "no_netdev_up_on_host vf vf_unused"
     )
     base = dict(source="ibstat.txt", line=9, tool="ibstat", ca="mlx5_0", port=1, state="Active",
                 active=True, physical_state="LinkUp", rate_gbps=200.0, link_layer="InfiniBand")  # fmt: skip

@@ -7929,8 +7929,28 @@ def _dcgmi_stats(text: str, source: str, out: EvidenceFacts, name: str) -> list[
 
 
 def _ibqueryerrors(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """ibqueryerrors: each node's port error counters and the summary, said in notes."""
-    return rdma.ibqueryerrors_notes(text)
+    """ibqueryerrors: each node's port error counters and the summary, said in notes; a port
+    with PortNeighborMTUDiscards (``rdma.IBQE_MTU_DISCARDS``) an ``ib_neighbor_mtu_discards``."""
+    notes = rdma.ibqueryerrors_notes(text)
+    ports, _ = rdma.parse_ibqueryerrors(text)
+    for p in rdma.neighbor_mtu_discards(ports):
+        others = ", ".join(f"{k} {v}" for k, v in p.counters.items() if k != rdma.IBQE_MTU_DISCARDS)
+        _add_failure(
+            out,
+            source,
+            logs.LogEvent(
+                kind="ib_neighbor_mtu_discards",
+                line=p.line,
+                message=f"{rdma.IBQE_MTU_DISCARDS} {p.counters[rdma.IBQE_MTU_DISCARDS]}"
+                + (f" ({others})" if others else ""),
+                library="ibqueryerrors",
+                exception_type=f"{p.node or 'a node not named'} port {p.port}"
+                + (" (the switch's ports summed)" if p.port == "ALL" else "")
+                + ": it dropped packets longer than the MTU of its link to its neighbour "
+                "(NeighborMTU): a sender or path using a larger MTU than that link's",
+            ),
+        )
+    return notes
 
 
 def _mlxlink(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

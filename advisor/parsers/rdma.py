@@ -525,6 +525,13 @@ class HcaPort:
     """What software device it is, where its device's name is the kernel's software RDMA
     driver's (``SOFTWARE_DEVICES``): Soft-RoCE (rxe) or Soft-iWARP (siw), RDMA run by the host's
     CPU over its IP stack and whatever netdev it is bound to, no RDMA NIC."""
+    vf: str | None = None
+    """What SR-IOV virtual function it is, where its CA type (``MT<PCI device id>``, the id in
+    decimal) is one of the mlx5 VF ids (``MLX5_VF_PARTS``): "ConnectX-4 Virtual Function"."""
+    vf_unused: bool | None = None
+    """A virtual function's port that is not active (or whose netdev is Down) in a listing of
+    its host that shows a physical function's port active: the hypervisor's view of VFs not
+    yet given to a VM or pod and configured (``_mark_unused_vfs``), not a rail that failed."""
 
 
 def _mark_slower_lanes(ports: list[HcaPort]) -> None:
@@ -1263,6 +1270,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     for p in ports:
         if sw := SOFTWARE_DEVICE_RE.match(p.ca):
             p.software = SOFTWARE_DEVICES[sw.group(1).lower()]
+    warnings += _mark_unused_vfs(ports, text)
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
         if panics:
@@ -1367,6 +1375,89 @@ def _mark_slower_than_siblings(ports: list[HcaPort]) -> None:
                 p.sibling_rate_gbps = fastest
                 if len(lids) == 1 and p.sm_lid is not None and p.sm_lid not in lids:
                     p.sibling_sm_lid = next(iter(lids))
+
+
+# rdma-core providers/mlx5/mlx5.c mlx5_hca_table: the PCI device ids (vendor Mellanox) of the
+# mlx5 virtual functions; MLNX_OFED's ibstat / ibdev2netdev -v print a CA type "MT<id>", the id
+# in decimal (ConnectX-4's 0x1013 is "MT4115", its VF's 0x1014 "MT4116")
+MLX5_VF_PARTS = {
+    0x1012: "Connect-IB Virtual Function",
+    0x1014: "ConnectX-4 Virtual Function",
+    0x1016: "ConnectX-4 Lx Virtual Function",
+    0x1018: "ConnectX-5 Virtual Function",
+    0x101A: "ConnectX-5 Ex Virtual Function",
+    0x101C: "ConnectX-6 Virtual Function",
+    0x101E: "ConnectX family mlx5Gen Virtual Function",
+    0xA2D3: "BlueField integrated ConnectX-5 Virtual Function",
+}
+# (ibv_devinfo's vendor_part_id is the bare decimal id: "4116")
+_MT_PART_RE = re.compile(r"^(?:MT)?(\d{1,6})$")
+# "echo 4 > /sys/class/net/enp2s0f0/device/sriov_numvfs" (the kernel's PCI sysfs: writing N
+# to a physical function's sriov_numvfs creates N VFs, Documentation/PCI/pci-iov-howto)
+_SRIOV_NUMVFS_RE = re.compile(
+    r"^[^\n]{0,200}?\becho[ \t]+(?P<n>\d{1,4})[ \t]*>[ \t]*(?P<path>\S{0,300}sriov_numvfs)\b",
+    re.M,
+)
+
+
+def _part_id(ca_type: str | None) -> int:
+    m = _MT_PART_RE.match((ca_type or "").strip())
+    return int(m.group(1)) if m else 0
+
+
+def _vf_part(ca_type: str | None) -> str | None:
+    return MLX5_VF_PARTS.get(_part_id(ca_type))
+
+
+def _mark_unused_vfs(ports: list[HcaPort], text: str) -> list[ParseWarning]:
+    """``vf`` on each virtual function's port (by its CA type), and ``vf_unused`` on each VF
+    port that is not active or whose netdev is Down where the same host's listing shows a
+    physical function's port active: that listing is the hypervisor's, where VFs wait, Down,
+    until a VM or pod is given them and they are configured (a VF's link is the embedded
+    switch's, not a cable's), so they are no failed rail. A pod's or VM's own listing holds
+    VFs only: a VF Down there is its RDMA path down, and is left to the rules as before. One
+    note a host says which ports they are, and the sriov_numvfs write that created them."""
+    for p in ports:
+        p.vf = _vf_part(p.ca_type)
+    hosts: dict[str | None, list[HcaPort]] = {}
+    for p in ports:
+        hosts.setdefault(p.host, []).append(p)
+    writes = [
+        (text.count("\n", 0, m.start()) + 1, int(m.group("n")), m.group("path"))
+        for m in _SRIOV_NUMVFS_RE.finditer(text)
+    ]
+    notes: list[ParseWarning] = []
+    for host, mine in hosts.items():
+        pfs = [p for p in mine if not p.vf and p.ca_type and p.active]
+        unused = [p for p in mine if p.vf and (p.active is False or p.netdev_up is False)]
+        if not pfs or not unused:
+            continue
+        for p in unused:
+            p.vf_unused = True
+        parts = sorted(
+            {f"{p.vf} ({p.ca_type}, PCI device 0x{_part_id(p.ca_type):04x})" for p in unused}
+        )
+        made = [w for w in writes if w[0] < unused[0].line]
+        notes.append(
+            ParseWarning(
+                line=unused[0].line,
+                message=(f"{host}: " if host else "")
+                + f"{len(unused)} SR-IOV virtual function port(s) not active: "
+                + ", ".join(f"{p.ca} port {p.port} (line {p.line})" for p in unused)
+                + f", each a {' / '.join(parts)}"
+                + (
+                    f", created by the write of {made[-1][1]} to {made[-1][2]} at line "
+                    f"{made[-1][0]}"
+                    if made
+                    else ""
+                )
+                + "; beside the physical function port(s) active ("
+                + ", ".join(sorted({p.ca for p in pfs}))
+                + ") they are VFs not yet given to a VM or pod and configured: no failed rail",
+                skipped=False,
+            )
+        )
+    return notes
 
 
 def _mark_no_netdev_up(ports: list[HcaPort]) -> None:
@@ -3773,8 +3864,27 @@ IBQE_CEILINGS = {
     "PortRcvSwitchRelayErrors": 0xFFFF,
     "VL15Dropped": 0xFFFF,
     "PortXmitWait": 0xFFFFFFFF,
+    # (libibmad fields.c before PortXmitDiscards: "XmtDiscards", the same 16-bit counter; the
+    # PortXmitDiscardDetails fields are 16 bits wide, BITSOFFS(48, 16) PortNeighborMTUDiscards)
+    "XmtDiscards": 0xFFFF,
+    "PortNeighborMTUDiscards": 0xFFFF,
 }
 """The IBA PortCounters' widths: a counter at its ceiling stopped there (the true count is more)."""
+# PortXmitDiscardDetails' PortNeighborMTUDiscards (libibmad fields.c; ibqueryerrors --details
+# prints it beside the port's XmtDiscards, rdma-core 8d673b4): "Total outbound packets discarded
+# by the port because packet length exceeded the neighbor MTU" (IBA 1.3, as the infiniband
+# exporters quote it, guilbaults/infiniband-exporter): packets the port got to send that the
+# link to its neighbour, whose MTU the two ends agreed (NeighborMTU), cannot carry; a sender
+# (or a path record) using a larger MTU than a link on its path: an MTU mismatch, each packet lost
+IBQE_MTU_DISCARDS = "PortNeighborMTUDiscards"
+
+
+def neighbor_mtu_discards(ports: list[PortErrors]) -> list[PortErrors]:
+    """The ports with PortNeighborMTUDiscards above 0: a node's own ports where listed, its
+    "port ALL" sum only where no own port of it carries the counter (one discard counted once)."""
+    hit = [p for p in ports if p.counters.get(IBQE_MTU_DISCARDS)]
+    own = {p.node for p in hit if p.port != "ALL"}
+    return [p for p in hit if p.port != "ALL" or p.node not in own]
 
 
 @dataclass(kw_only=True)
@@ -3849,6 +3959,12 @@ def ibqueryerrors_notes(text: str) -> list[ParseWarning]:
                     )
                     if with_errors
                     else "no error counter, congestion only"
+                )
+                + (
+                    "; PortNeighborMTUDiscards: packets longer than the MTU of the port's link "
+                    "to its neighbour were dropped (an MTU mismatch on that link)"
+                    if any(p.counters.get(IBQE_MTU_DISCARDS) for p in own)
+                    else ""
                 )
                 + (
                     f"; PortXmitWait (congestion, not an error) on {len(waits)} port(s)"
