@@ -2938,7 +2938,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
-                "Ascend packages' version.info, ethtool -S, show_counters (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status (plain or -v), kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, mlxfwmanager / mlxup, lscpu, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
+                "Ascend packages' version.info, ethtool -S, show_counters and rdma statistic (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status (plain or -v), kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, mlxfwmanager / mlxup, lscpu, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, busGrind, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -9431,20 +9431,52 @@ def _ethtool_driver(text: str, source: str, out: EvidenceFacts, name: str) -> li
 
 
 def _rdma_hw_counters(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
-    """An RDMA port's hardware counters (show_counters): a note of the error and drop counters
-    that are not 0."""
-    return [
-        ParseWarning(
-            line=b.line,
-            message=f"RDMA hw counters of {b.device or 'a device the copy does not name'} port "
-            f"{b.port}: "
-            + _losses_said(
-                len(b.counters), b.losses, "error and drop", "every error and drop counter is 0"
-            ),
-            skipped=False,
+    """An RDMA port's hardware counters (show_counters, iproute2's rdma statistic): a note of the
+    error and drop counters that are not 0; under ``rdma statistic`` those are an
+    ``rdma_counter_errors`` warning as well (show_counters' blocks stay notes, as before)."""
+    notes = []
+    for b in ethtool.parse_hw_counters(text):
+        where = f"{b.device or 'a device the copy does not name'} port {b.port}"
+        # (its traffic and congestion counters, rx_write_requests, np_cnp_sent ...: what the
+        # port carried, no fault)
+        counted = ", ".join(
+            f"{k} {v}"
+            for k, v in list((k, v) for k, v in b.counters.items() if v and k not in b.losses)[
+                :COUNTERS_SAID
+            ]
         )
-        for b in ethtool.parse_hw_counters(text)
-    ]
+        notes.append(
+            ParseWarning(
+                line=b.line,
+                message=f"RDMA hw counters of {where}"
+                + (" (rdma statistic)" if b.tool == "rdma statistic" else "")
+                + ": "
+                + _losses_said(
+                    len(b.counters), b.losses, "error and drop", "every error and drop counter is 0"
+                )
+                + (
+                    f"; other counters not 0: {counted}"
+                    if b.tool == "rdma statistic" and counted
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+        if b.tool == "rdma statistic" and b.losses:
+            shown = ", ".join(f"{k} {v}" for k, v in list(b.losses.items())[:COUNTERS_SAID])
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="rdma_counter_errors",
+                    line=b.line,
+                    message=where,
+                    library="rdma statistic",
+                    exception_type=f"{len(b.losses)} error or drop counter(s) not 0: {shown}"
+                    + (" ..." if len(b.losses) > COUNTERS_SAID else ""),
+                ),
+            )
+    return notes
 
 
 def _ethtool_settings(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:

@@ -305,7 +305,28 @@ def _parse_blocks(text: str) -> list[NicStats]:
 # An RDMA device port's hardware counters as Mellanox's show_counters prints them ("Port 1 hw
 # counters:" then "out_of_buffer: 135" a line): the kernel's mlx5 hw_counters (sysfs
 # .../infiniband/<dev>/ports/<n>/hw_counters/), the device named by the command line above
-HW_COUNTERS_SIGNATURE = r"^[ \t]*Port \d+ hw counters:[ \t]*\r?\n[ \t]*[a-z][\w]*: \d+[ \t]*$"
+HW_COUNTERS_SIGNATURE = (
+    r"^[ \t]*Port \d+ hw counters:[ \t]*\r?\n[ \t]*[a-z][\w]*: \d+[ \t]*$"
+    # the same counters through iproute2's ``rdma statistic show [link DEV/PORT]`` (rdma/stat.c
+    # stat_show_link / res_get_hwcounters: "link %s/" "%u ", then " name value " a counter; from
+    # 2019's first form (iproute2 a7137e5) on one line; under -p, and always since iproute2
+    # f962b24a (2024-01, "rdma: make pretty behave like other commands"), each counter on its own
+    # line after newline_indent's four spaces). A link's head with two counters
+    # or more on its line, or with one on the indented line under it: ``rdma link``'s "link
+    # mlx5_0/1 state ACTIVE ..." has words for values, the qp counters' "cntn 4 qp-type RC" too
+    r"|^[ \t]*link [\w.-]{1,64}/\d{1,3}(?:[ \t]+[a-z]\w{0,100}[ \t]+\d{1,20}){2,64}[ \t]*$"
+    r"|^[ \t]*link [\w.-]{1,64}/\d{1,3}[ \t]*\r?\n[ \t]+[a-z]\w{0,100}[ \t]+\d{1,20}[ \t]*$"
+)
+_STAT_LINK_RE = re.compile(
+    r"^\s*link (?P<dev>[\w.-]{1,64})/(?P<port>\d{1,3})(?P<rest>(?:\s[^\n]*)?)$"
+)
+# a line of " name value" pairs only (the one-line form a copy wrapped, or one counter a line)
+_STAT_PAIRS_RE = re.compile(r"(?:[ \t]+[a-z]\w{0,100}[ \t]+\d{1,20}){1,64}[ \t]*")
+_STAT_PAIR_RE = re.compile(r"(?P<name>[a-z]\w{0,100})[ \t]+(?P<value>\d{1,20})")
+# (the mlx5 counter of receive-side errors in packet sequence numbers, its name no loss word:
+# Linux 0ad17a8f "IB/mlx5: Add port protocol stats", out_of_sequence "Number of errors in the
+# packet transport sequence number")
+_RDMA_ERROR_NAMES = frozenset({"out_of_sequence"})
 _HW_HEAD_RE = re.compile(r"^\s*Port (?P<port>\d+) hw counters:\s*$")
 _HW_COUNTER_RE = re.compile(r"^\s*(?P<name>[a-z][\w]*): (?P<value>\d+)\s*$")
 _HW_DEVICE_RE = re.compile(r"\bshow_counters\s+(?P<dev>[\w-]+)|/infiniband/(?P<dev2>[\w-]+)/ports/")
@@ -319,13 +340,44 @@ class HwCounters:
     counters: dict[str, int] = field(default_factory=dict)
     losses: dict[str, int] = field(default_factory=dict)
     """The counters of errors and drops that are not 0 (req_cqe_error, out_of_buffer ...)."""
+    tool: str = "show_counters"
+    """``show_counters`` or ``rdma statistic`` (iproute2's, one block a link)."""
+
+
+def _stat_pairs(block: HwCounters, text: str) -> None:
+    """``rdma statistic``'s " name value" pairs of ``text`` into ``block``."""
+    for m in _STAT_PAIR_RE.finditer(text):
+        name, value = m.group("name"), int(m.group("value"))
+        block.counters[name] = value
+        if value and (_is_loss(name) or name in _RDMA_ERROR_NAMES):
+            block.losses[name] = value
 
 
 def parse_hw_counters(text: str) -> list[HwCounters]:
-    """Each ``Port N hw counters:`` block with its device; ParseError when none has a counter."""
+    """Each ``Port N hw counters:`` block with its device, and each ``rdma statistic`` link with
+    its counters; ParseError when none has a counter."""
     blocks: list[HwCounters] = []
     device: str | None = None
+    stat: HwCounters | None = None  # the ``rdma statistic`` link whose counters go on
     for no, line, _ in numbered_lines(text):
+        if link := _STAT_LINK_RE.match(line):
+            rest = link.group("rest")
+            stat = None
+            if not rest.strip() or _STAT_PAIRS_RE.fullmatch(rest):
+                stat = HwCounters(
+                    line=no,
+                    device=link.group("dev"),
+                    port=int(link.group("port")),
+                    tool="rdma statistic",
+                )
+                blocks.append(stat)
+                _stat_pairs(stat, rest)
+            continue
+        if stat is not None:
+            if _STAT_PAIRS_RE.fullmatch(" " + line):
+                _stat_pairs(stat, line)
+                continue
+            stat = None
         if d := _HW_DEVICE_RE.search(line):
             device = d.group("dev") or d.group("dev2")
             continue
@@ -341,7 +393,7 @@ def parse_hw_counters(text: str) -> list[HwCounters]:
             device = None  # another output: the next block's device is its own command's
     blocks = [b for b in blocks if b.counters]
     if not blocks:
-        raise ParseError("no 'Port N hw counters:' block with counters")
+        raise ParseError("no 'Port N hw counters:' block or rdma statistic link with counters")
     return blocks
 
 

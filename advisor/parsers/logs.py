@@ -751,7 +751,8 @@ class LogEvent:
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
-    rdma_device_unreadable (the importer's, from ibstat's abort),
+    rdma_device_unreadable (the importer's, from ibstat's abort), rdma_counter_errors (the
+    importer's, an rdma statistic link's error or drop counters not 0),
     rdma_device_not_found (the importer's, ibstat given a name no RDMA device has), sminfo_failed (the importer's, sminfo's exit
     without the subnet manager's answer), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
     its failed worker group), elastic_agent_crash (the agent raising itself after it announced

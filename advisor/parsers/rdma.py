@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import statistics
 from dataclasses import dataclass, field
 
 from advisor.parsers import (
@@ -1632,6 +1633,12 @@ PERFTEST_SIGNATURE = (
     # a port-state failure copied alone (perftest_resources.c ctx_set_link_layer: " Port number
     # %d state is %s", then " Couldn't set the link layer")
     r"|^[ \t]*Port number \d+ state is (?!Active\b)\w+[ \t]*\r?\n[ \t]*Couldn't set the link layer"
+    # the exchange over the RDMA CM connection failing on its completion, copied alone:
+    # perftest_communication.c rdma_write_keys' " Bad wc status %d" (rdma_read_keys' "Bad wc
+    # status -- %d -- %d"), then ctx_hand_shake's " Unable to write from socket/rdam_cm" (or
+    # "read to"): only perftest prints the two together (linux-rdma/perftest a0c16d4's message)
+    r"|^[ \t]*Bad wc status (?:\d+|-- -?\d+ -- -?\d+)[ \t]*\r?\n"
+    r"[ \t]*Unable to (?:read|write) (?:to|from) socket/rd(?:am|ma)_cm"
     # a completion error's block copied alone (perftest_resources.c)
     r"|^[ \t]*Completion with error at (?:client|server)[ \t]*\n?[ \t]*Failed status[- ][^\n]*?: wr_id"
     # a QP that would not connect, copied alone: ctx_connect()'s "Failed to modify QP %d to RTR"
@@ -1640,9 +1647,12 @@ PERFTEST_SIGNATURE = (
     # prints the two together
     r"|^[ \t]*Failed to modify QP (?:\d+ )?to (?:RTR|RTS)[ \t]*\r?\n"
     r"[ \t]*Unable to Connect the HCA's through the link"
-    # its report table copied alone: the header row, then a row of figures
-    r"|^[ \t]*#bytes[ \t]+#?iterations[ \t]+(?:BW peak\[(?:MB|MiB|Gb)/sec\]|t_min\[usec\])[^\n]*\n"
-    r"[ \t]*\d+[ \t]+\d+[ \t]+[\d.*]+"
+    # its report table copied alone: the header row, then a row of figures, or perftest's dashed
+    # RESULT_LINE between them as a copy of the table's top keeps it (a commit message's copy may
+    # lose both "#" signs: linux-rdma/perftest 068b205's " bytes     iterations    BW
+    # peak[Gb/sec] ...", RESULT_FMT_G in perftest_parameters.h being " #bytes     #iterations")
+    r"|^[ \t]*#?bytes[ \t]+#?iterations[ \t]+(?:BW peak\[(?:MB|MiB|Gb)/sec\]|t_min\[usec\])[^\n]*\n"
+    r"(?:[ \t]*-{20,200}[ \t]*\r?\n)?[ \t]*\d+[ \t]+\d+[ \t]+[\d.*]+"
 )
 _PERFTEST_TITLE_RE = re.compile(
     r"^\s*(?P<test>[A-Za-z_]+(?: [A-Za-z_]+)*) (?P<kind>BW|Latency) Test\s*$"
@@ -1666,9 +1676,10 @@ _PERFTEST_GID_RE = re.compile(r"^\s*GID:\s+(?:\d+:){10}255:255:(?P<ip>\d+:\d+:\d
 _PERFTEST_ZERO_GID_RE = re.compile(r"^\s*GID:\s+00(?::00){15}\s*$")
 # its settings' "GID index       : 2" ("Gid index" in older perftest)
 _PERFTEST_GID_INDEX_RE = re.compile(r"^\s*G[Ii][Dd] index\s*: (?P<index>\d+)\s*$")
-# (a copy may lose the "#" before "iterations", as a Markdown paste of a report did)
+# (a copy may lose the "#" before "iterations", as a Markdown paste of a report did, or both
+# "#" signs, as the table quoted in linux-rdma/perftest 068b205's commit message did)
 _PERFTEST_BW_HEAD_RE = re.compile(
-    r"#bytes\s+#?iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
+    r"(?<!\w)#?bytes\s+#?iterations\s+BW peak\[(?P<unit>MB|MiB|Gb)/sec\]\s+BW average\[(?:MB|MiB|Gb)/sec\]"
 )
 # (hccn_tool -roce_test's saved report prints the average alone: "#bytes #iterations BW
 # average[MB/sec] MsgRate[Mpps]")
@@ -1788,7 +1799,16 @@ _PERFTEST_ERROR_RE = re.compile(
     r"|Port number \d+ state is (?!Active\b)\w+"
     # rdma_cm's answer to the client's connect (-R): "Event: RDMA_CM_EVENT_REJECTED; error: -111."
     # under "RDMA CM event error:" (the peer refused: -111, ECONNREFUSED)
-    r"|Event: RDMA_CM_EVENT_\w+; error: -?\d+)"
+    r"|Event: RDMA_CM_EVENT_\w+; error: -?\d+"
+    # a work completion in error in its exchange of keys or data over RDMA CM (-R, or the close
+    # of an iWARP run): perftest_communication.c rdma_write_keys and rdma_write_data " Bad wc
+    # status %d", rdma_read_keys and rdma_read_data "Bad wc status -- %d -- %d" (status, wr_id),
+    # create_ah_from_wc_recv "Bad wc status when
+    # trying to create AH -- %d -- %d"; the status an ibv_wc_status (IBV_WC_STATUS)
+    r"|Bad wc status (?:when trying to create AH )?(?:\d+|-- -?\d+ -- -?\d+))"
+)
+_BAD_WC_STATUS_RE = re.compile(
+    r"Bad wc status (?:when trying to create AH )?(?:-- )?(?P<status>\d+)"
 )
 _PERFTEST_EXCHANGE_BROKE_RE = re.compile(
     r"Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rd(?:am|ma)_cm"
@@ -1843,6 +1863,29 @@ _PERFTEST_STATUS_RE = re.compile(
 _PERFTEST_COUNTS_RE = re.compile(
     r"^\s*(?:scnt=(?P<sent>\d+), ccnt=(?P<done>\d+)|rcnt=(?P<received>\d+))"
 )
+
+
+# what a work completion's status says, where perftest's failure names only its number: rdma-core
+# libibverbs/enum_strs.c ibv_wc_status_str's words, in IBV_WC_STATUS's order; a flushed request
+# (ibv_poll_cq(3): "A Work Request was in process or outstanding when the QP transitioned into
+# the Error State") says the queue pair had already failed or been torn down, not why
+WC_STATUS_WORDS = (
+    "success", "local length error", "local QP operation error",
+    "local EE context operation error", "local protection error",
+    "Work Request Flushed Error: in process or outstanding when its queue pair went to the error state",
+    "memory management operation error", "bad response error", "local access error",
+    "remote invalid request error", "remote access error", "remote operation error",
+    "transport retry counter exceeded", "RNR retry counter exceeded", "local RDD violation error",
+    "remote invalid RD request", "aborted error", "invalid EE context number",
+    "invalid EE context state", "fatal error", "response timeout error", "general error",
+)  # fmt: skip
+
+
+def _wc_status_said(status: int) -> str:
+    """A work completion status number as its ibv_wc_status name and libibverbs' words for it."""
+    if status >= len(IBV_WC_STATUS):
+        return f"work completion status {status}, no ibv_wc_status of libibverbs"
+    return f"{IBV_WC_STATUS[status]}, {WC_STATUS_WORDS[status]}"
 
 
 def _completion_details(run: PerftestRun, text: str) -> bool:
@@ -1956,6 +1999,9 @@ class PerftestRun:
     """The line of a report row the copy cut after its #bytes and #iterations, before any figure
     (``_PERFTEST_CUT_ROW_RE``), in a run with no whole row: it ran that size, its result is not in
     the copy."""
+    race_rows: list[dict[str, float]] = field(default_factory=list)
+    """Rows left out of ``rows`` (each with its ``line``): a --run_infinitely report that counted
+    two periods' iterations (``_doubled_period``), not a figure the link carried."""
 
 
 PERFTEST_AT_RATE_SHARE = 0.85
@@ -2469,7 +2515,11 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             continue
         # (a row a user pasted into Markdown may carry its figure in bold: "**5544.28**")
         if head and run is not None and (r := _PERFTEST_ROW_RE.match(line.replace("**", ""))):
+            rows_before = len(run.rows)
             _perftest_row(run, head, scale, r)
+            if head.startswith("bw") and len(run.rows) > rows_before:
+                if said := _doubled_period(run, no):
+                    warnings.append(ParseWarning(line=no, message=said, skipped=False))
         elif head and run is not None and not run.rows and _PERFTEST_CUT_ROW_RE.match(line):
             run.cut_row_line = run.cut_row_line or no
     if not ports:
@@ -2483,9 +2533,19 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         if (
             (done := hca.perftest) is not None
             and not done.rows
-            and (done.failed or "").startswith("Completion with error")
+            and (done.failed or "").startswith(("Completion with error", "Bad wc status"))
         ):
+            # (a "Bad wc status" is a completion in error too, on the RDMA CM connection the two
+            # sides exchange their keys and data over: perftest_communication.c rdma_write_keys,
+            # rdma_read_keys, rdma_write_data, rdma_read_data poll it once it was set up)
             done.broke_off = True
+        if (
+            done is not None
+            and done.failed
+            and (bad := _BAD_WC_STATUS_RE.match(done.failed))
+            and "(IBV_WC_" not in done.failed
+        ):
+            done.failed += f" ({_wc_status_said(int(bad.group('status')))})"
     _interleaved_server_row(ports, warnings)
     if freqs := [(no, m) for no, line, _ in numbered if (m := _CPU_FREQ_CONFLICT_RE.search(line))]:
         # perftest's get_cpu_mhz (src/get_clock.c): /proc/cpuinfo's cores at different clocks;
@@ -2625,6 +2685,49 @@ def _interleaved_server_row(ports: list[HcaPort], warnings: list[ParseWarning]) 
                 )
             )
             break
+
+
+RACE_PERIODS_BEFORE = 2
+"""The reports at one size a doubled one must follow to be judged against them."""
+RACE_ITERATIONS_RATIO = (1.8, 2.2)
+"""The span, around 2, of a report's iterations over the median of the earlier reports at its
+size that marks it as two periods counted as one."""
+
+
+def _doubled_period(run: PerftestRun, line: int) -> str | None:
+    """A note, and the row moved to ``run.race_rows``, where the row just read is a
+    --run_infinitely report that counted two periods' iterations.
+
+    perftest's --run_infinitely (and -D's periodic report) prints a row every period at one size,
+    each with the iterations of that period. Before linux-rdma/perftest 068b205 (2020-04, "Fix
+    race condition issue on iteration") the report (print_report_bw, on the alarm) and the
+    traffic loop (run_iter_bw_infinitely) shared ``iters`` unlocked, and a period was sometimes
+    reported with the last one's iterations added: twice the others', so twice the bandwidth
+    (its commit message: 92.70, 92.70, then 189.42 Gb/s "<--- unexpected"). Such a row is no
+    figure the link carried; the run's bandwidth stays the last row before it."""
+    row = run.rows[-1]
+    before = [
+        r["iterations"]
+        for r in run.rows[:-1]
+        if r["bytes"] == row["bytes"] and "bw_average_gbps" in r
+    ]
+    if len(before) < RACE_PERIODS_BEFORE or "bw_average_gbps" not in row:
+        return None
+    usual = statistics.median(before)
+    low, high = RACE_ITERATIONS_RATIO
+    if not usual or not low <= row["iterations"] / usual <= high:
+        return None
+    run.rows.pop()
+    run.race_rows.append({**row, "line": line})
+    run.bw_average_gbps = run.rows[-1]["bw_average_gbps"]
+    return (
+        f"perftest's row at line {line} ({int(row['bytes'])} B, {int(row['iterations'])} "
+        f"iterations, {row['bw_average_gbps']} Gb/s) left out: about twice the iterations of the "
+        f"{len(before)} periodic report(s) at that size before it (median {usual:g}), perftest's "
+        "--run_infinitely counting two periods as one (a race fixed in linux-rdma/perftest "
+        f"068b205, 2020), not what the link carried; its bandwidth is taken as {run.bw_average_gbps} "
+        "Gb/s"
+    )
 
 
 def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -> None:
