@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.parsers.logs import STARTUP_FALLBACK
 from tests.conftest import DATA
 
 REVIEW = DATA / "review13"
@@ -52,7 +53,11 @@ def test_warns_beside_another_failure_or_another_containers_init_stay_failures()
         "nccl_two_containers_same_host_pid_shm_failure.log",
     ):
         warns = [f for f in _load(name).failures if f["kind"] == "nccl_warning"]
-        assert warns and all(f["exception_type"] is None for f in warns), name
+        # (not start-up fallbacks; the /dev/shm one now says what its WARN means: set 701)
+        assert warns and all(f["exception_type"] != STARTUP_FALLBACK for f in warns), name
+        assert [f["exception_type"] is None for f in warns] == (
+            [False, True] if "shm" in name else [True] * len(warns)
+        ), name
 
 
 def test_nccl_2_19s_init_line_is_read_as_the_process_going_on() -> None:

@@ -2006,6 +2006,75 @@ def _gone_past_success(report: LogReport, success: RunSuccess) -> None:
     report.events.sort(key=lambda e: e.line)
 
 
+# BigScience's all_reduce_bench.py (experiments/bandwidth in bigscience-workshop/bigscience, also
+# stas00/ml-engineering's network benchmarks): each process times dist.all_reduce of an M x N
+# fp32 matrix and prints one block a trial through printflock:
+#   "{id}:" / " duration: {s:.4f} sec" / " algo throughput: {tput:.4f} bps, {tput/1e9:.4f} Gbps"
+#   / " busbw: {busbw/1e9:.4f}  Gbps"
+# with id the local rank (later "hostname:local_rank"), tput = (M*N*4*2 / duration) * 8 (the
+# send and the receive, in bits: twice nccl-tests' algbw) and busbw = (M*N*4 / duration) *
+# (2(n-1)/n) * 8, nccl-tests' all-reduce bus bandwidth in Gbit/s; "{id} data size: {GB} GB" first
+_BENCH_ID_RE = re.compile(r"^(?P<id>[\w.-]{1,100}(?::\d{1,6})?):[ \t]*$")
+_BENCH_DURATION_RE = re.compile(r"^[ \t]*duration: (?P<s>\d{1,10}\.\d{1,10}) sec[ \t]*$")
+_BENCH_ALGO_RE = re.compile(
+    r"^[ \t]*algo throughput: [\d.]{1,40} bps, (?P<gbps>\d{1,10}\.\d{1,10}) Gbps[ \t]*$"
+)
+_BENCH_BUSBW_RE = re.compile(r"^[ \t]*busbw: (?P<gbps>\d{1,10}\.\d{1,10})[ \t]{1,10}Gbps[ \t]*$")
+_BENCH_SIZE_RE = re.compile(
+    r"^(?P<id>[\w.:-]{1,110}) data size: (?P<gb>\d{1,10}(?:\.\d{1,10})?) GB[ \t]*$"
+)
+
+
+def _all_reduce_bench(raw: list[str], report: LogReport) -> None:
+    """all_reduce_bench.py's trials (``_BENCH_ID_RE`` and the three lines under it): one note of
+    the busbw and algo throughput, each process's first trial (its first all_reduce) apart from
+    the rest, the average of the rest, and each process's last trial."""
+    trials: dict[str, list[tuple[int, float, float]]] = {}  # id: (busbw line, busbw, algo) each
+    size_gb = ""
+    for at, line in enumerate(raw):
+        if not size_gb and (sz := _BENCH_SIZE_RE.match(line)):
+            size_gb = sz.group("gb")
+        if not (head := _BENCH_ID_RE.match(line)) or at + 3 >= len(raw):
+            continue
+        # (a block as printflock printed it: the three lines right under the process's id)
+        duration = _BENCH_DURATION_RE.match(raw[at + 1])
+        algo = _BENCH_ALGO_RE.match(raw[at + 2])
+        bus = _BENCH_BUSBW_RE.match(raw[at + 3])
+        if duration and algo and bus:
+            trials.setdefault(head.group("id"), []).append(
+                (at + 4, float(bus.group("gbps")), float(algo.group("gbps")))
+            )
+    if not trials:
+        return
+    first_line = min(t[0][0] for t in trials.values()) - 3
+    last_line = max(t[-1][0] for t in trials.values())
+    later = [t for runs in trials.values() for t in runs[1:]]
+    firsts = [runs[0] for runs in trials.values()]
+    said = (
+        f"all_reduce_bench (torch.distributed all_reduce"
+        f"{f' of {size_gb} GB' if size_gb else ''}, NCCL): {len(trials)} process(es), "
+        f"{max(len(r) for r in trials.values())} trial(s) each (lines {first_line}-{last_line})"
+    )
+    if later:
+        bus_gbps = [t[1] for t in later]
+        algo_gbps = [t[2] for t in later]
+        said += (
+            f"; busbw after the first trial {min(bus_gbps):.1f}-{max(bus_gbps):.1f} Gbps, "
+            f"average {sum(bus_gbps) / len(bus_gbps):.1f} Gbps (algo throughput "
+            f"{min(algo_gbps):.1f}-{max(algo_gbps):.1f} Gbps, the script's 2 x size / time)"
+        )
+    said += (
+        "; first trial (each process's first all_reduce) busbw "
+        f"{min(t[1] for t in firsts):.1f}-{max(t[1] for t in firsts):.1f} Gbps"
+        "; last trial's busbw by process: "
+        + ", ".join(f"{pid} {runs[-1][1]:.1f}" for pid, runs in sorted(trials.items()))
+        + " Gbps (line "
+        + ", ".join(str(runs[-1][0]) for _, runs in sorted(trials.items()))
+        + ")"
+    )
+    report.unread.append(ParseWarning(line=first_line, message=said, skipped=False))
+
+
 def _parse_events(text: str) -> LogReport:
     lines = numbered_lines(text)
     raw = text.splitlines()  # the lines as written, launcher tags and all
@@ -2067,6 +2136,8 @@ def _parse_events(text: str) -> LogReport:
     _store_client_failures(lines, report)
     _store_lost(lines, report)
     _device_oom(lines, report)
+    if "algo throughput: " in text and "busbw: " in text:
+        _all_reduce_bench(raw, report)
     if "Daemon wait pid" in text and report.events:
         # (where no other reading found the failure, MindIE's coded errors read further on say
         # the daemon's line with the rest)
@@ -9201,6 +9272,10 @@ _PEER_GONE_RE = re.compile(
 # NCCL's bootstrap root (bootstrap.cc): "Bootstrap Root : rank %d of %d ranks has already checked
 # in": a second process registered a rank another had taken
 _BOOTSTRAP_DUP_RE = re.compile(r"Bootstrap Root : rank (\d+) of (\d+) ranks has already checked in")
+# NCCL's shmutils.cc: "Error: failed to extend /dev/shm/nccl-03v824 to 4194660 bytes[, error: ...]"
+_SHM_EXTEND_RE = re.compile(
+    r"failed to extend (?P<path>/dev/shm/\S{1,200}) to (?P<size_bytes>\d{1,20}) bytes"
+)
 _PROXY_OP_FAILED_RE = re.compile(
     r"\[Proxy Service \d+\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+), "
     r"retcode (?P<rc>\d+)"
@@ -9638,6 +9713,17 @@ def _nccl_warnings(
         elif sc := _SOCKET_CONNECT_WARN_RE.match(text):
             why = sc.group("why") or sc.group("why2") or f"{sc.group('what')} exceeded"
             ev.call, ev.exception_type = sc.group("call"), f"socket connect failed: {why.strip()}"
+        elif "failed to extend /dev/shm/" in text and (ext := _SHM_EXTEND_RE.search(text)):
+            # NCCL's src/misc/shmutils.cc ncclShmOpen: WARN "Error: failed to extend %s to %ld
+            # bytes" where fallocate of its /dev/shm/nccl-XXXXXX segment fails; the NCCL user
+            # guide (troubleshooting, Runtime and MPI issues, "Shared memory") quotes this line
+            # for "insufficient shared memory": NCCL fails to initialize
+            ev.exception_type = (
+                f"NCCL could not grow its shared memory segment {ext.group('path')} to "
+                f"{ext.group('size_bytes')} bytes: /dev/shm is too small or full (a container's "
+                "default is 64 MB unless started with --shm-size or --ipc=host), so NCCL "
+                "cannot initialize"
+            )
         elif "No space left on device" in text and ("shm" in text or "posix_fallocate" in text):
             # NCCL's shared memory segments are POSIX shared memory, /dev/shm on Linux (its
             # include/shm.h, later src/misc/shmutils.cc: shm_open or a "/dev/shm/nccl-XXXXXX"

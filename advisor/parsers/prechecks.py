@@ -238,6 +238,8 @@ class NodeFault:
     """The job was refused before it started (a launch that failed)."""
     waiting: bool = False
     """The job has not started (PENDING, or requeued): kept from starting, not failed."""
+    lost: bool = False
+    """srun's "Node failure on NODE": a node of a launched step failed (the job lost it mid-run)."""
 
 
 @dataclass(kw_only=True)
@@ -942,6 +944,13 @@ def _slurm_nodes(lines: list[str], out: Checks) -> None:
             elif m.group("failed"):
                 what = "the node failed (stopped answering slurmctld): the job lost it"
                 host = m.group("failed")
+                # srun prints it from its step launch's node-fail handler (Slurm's
+                # src/api/step_launch.c _node_fail_handler: error("Node failure on %s"), then
+                # the step's tasks on that node are marked gone): the step had been launched,
+                # so its processes ran; a node lost mid-job, not a launch that failed
+                if "srun: error: Node failure" in line:
+                    out.node_faults.append(NodeFault(line=no, node=host, what=what, lost=True))
+                    continue
             else:
                 what = (
                     "the step's processes did not end on SIGKILL (stuck in the kernel: a GPU, "
