@@ -365,7 +365,8 @@ def test_ascend_tools_own_answers_are_said() -> None:
             "hccn_tool -show_res: RES_JFR state 1 [READY]"
         ),
         "driver950_hccn_tool_s_upgrade_lane_i0_u0_p4_confirm_y_success_doc.txt": (
-            "hccn_tool -s -upgrade_lane: the setting was accepted ('Cmd executed successfully!'); "
+            # (the device its command names, -i 0: said since set 697's mend)
+            "hccn_tool -s -upgrade_lane (device 0): the setting was accepted ('Cmd executed successfully!'); "
             "the tool's own answer, nothing to judge"
         ),
         "hccn_tool_g_credit_i0_u0_p4_share_562_vl0_15_28_all_used_0_doc.txt": (

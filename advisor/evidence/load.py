@@ -923,8 +923,9 @@ class EvidenceFacts:
     """Chips that ``npu-smi info``'s process table lists processes on while the chip's own rows
     are not in the copy (the process table pasted alone, or chip rows left out with '...'):
     ``{source, line (its first process row), npu, chip, processes (as ``npu_chips``'), memory_mb
-    (the rows' sum; None when no row prints one)}``. Their health, HBM size and AI cores are
-    unknown."""
+    (the rows' sum; None when no row prints one), small_hold (every row prints its memory and
+    together they hold under NPU_PROCESS_SMALL_MB: not judged to hold the chip)}``. Their health,
+    HBM size and AI cores are unknown."""
     topologies: list[dict[str, Any]] = field(default_factory=list)
     """``{source, tool: npu-smi|nvidia-smi, devices (every row of the matrix: GPUs or NPUs and
     NIC rows), links: {a: {b: kind}}, cpu_affinity,
@@ -3880,6 +3881,8 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
         # the processes are all the copy says of these chips: they hold them now (how much of
         # each chip's HBM is left, the missing chip rows would say)
         sizes = [p.memory_mb for p in procs if p.memory_mb is not None]
+        held_mb = sum(sizes) if len(sizes) == len(procs) else None
+        small = held_mb is not None and held_mb < NPU_PROCESS_SMALL_MB
         out.npu_process_chips.append(
             {
                 "source": source,
@@ -3888,9 +3891,32 @@ def _npu_info(text: str, source: str, out: EvidenceFacts, name: str) -> list[Par
                 "chip": chip_no,
                 "processes": [_npu_process_text(p) for p in procs],
                 "memory_mb": sum(sizes) if sizes else None,
+                "small_hold": small,
             }
         )
+        if small:
+            where = f"NPU {npu}" + (f" chip {chip_no}" if chip_no is not None else "")
+            parsed.warnings.append(
+                ParseWarning(
+                    line=procs[0].line,
+                    message=f"{where}: its process(es) hold {held_mb} MB together, under "
+                    f"{NPU_PROCESS_SMALL_MB} MB: a process that opened the device (its runtime, "
+                    "a profiler's or a monitor's), no job's hold, so the chip is not judged in "
+                    "use; its free HBM and health are not in the copy",
+                    skipped=False,
+                )
+            )
     return parsed.warnings
+
+
+NPU_PROCESS_SMALL_MB = 1024
+"""Processes of a chip whose rows are not in the copy that hold less device memory than this
+together are not judged to hold the chip (evidence-npu-process-chips): a process that only opened
+the device holds tens of MB (the CANN msprof guide's example, a python3 at 58 MB, oam-tools
+docs/zh/profiling/msprof_cmd/dynamically.md), and 1024 MB is about 3 % of the smallest chip
+evidence-npu-hbm-held reads (32768 MB), under the 2880 MB such a chip keeps for itself when idle:
+no model's weights and far from that rule's half of the chip. Holds of a few GB and more (the set
+583 and 613 tables' 4.3-4.8 GB) stay warnings, as a chip whose free HBM the copy does not show."""
 
 
 def _npu_process_text(p: npu_smi.NpuProcess) -> str:
@@ -5049,6 +5075,46 @@ def _hccn(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
     return bundle.warnings
 
 
+def _pfc_received_said(got: hccn_tool.PfcReceived, npu: hccn_tool.StatSamples) -> str:
+    """The PFC pause frames an NPU's port received, their rise over its samples and their share
+    of the RoCE packets it sent, as its note says them."""
+    rise = (
+        f"{got.first:,} (line {got.first_line}) to {got.last:,} (line {got.last_line}), "
+        f"+{got.grew:,}"
+        + (f" in {got.span_s} s" if got.span_s is not None else "")
+        + (
+            f" (all of it by line {got.grew_by_line}"
+            + (f", {got.grew_by_s} s in" if got.grew_by_s is not None else "")
+            + ")"
+            if got.grew_by_line is not None
+            else ""
+        )
+        if got.last_line != got.first_line
+        else f"{got.last:,} (line {got.last_line})"
+    )
+    shares = []
+    if got.over_samples and got.share is not None and got.sent_grew:
+        shares.append(
+            f"{got.share:.2g} a RoCE packet sent between the samples (roce_tx_all_pkt_num "
+            f"+{got.sent_grew:,})"
+        )
+    if got.sent:
+        shares.append(f"{got.last / got.sent:.2g} a RoCE packet sent since the driver started")
+    sent_pfc = [c.get("mac_tx_pfc_pkt_num") for _, _, c in npu.rows]
+    return (
+        f"PFC pause frames received (mac_rx_pfc_pkt_num) {rise}"
+        + (f"; {', '.join(shares)}" if shares else "")
+        + (
+            f"; sent (mac_tx_pfc_pkt_num) {sent_pfc[-1]:,}, +{sent_pfc[-1] - sent_pfc[0]:,}"
+            if sent_pfc
+            and sent_pfc[0] is not None
+            and sent_pfc[-1] is not None
+            and len(sent_pfc) > 1
+            else ""
+        )
+    )
+
+
 def _hccn_stat_csv(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """MindCluster's sampled hccn_tool -stat CSV (npu_<id>_details.csv): each NPU's last sample
     as its port's ``-stat -g`` reading (the counters run from the driver's start), and a note of
@@ -5090,8 +5156,34 @@ def _hccn_stat_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                 "grew between its samples: " + ", ".join(f"{k} +{v}" for k, v in npu.grew.items())
             )
         if pfc:
-            # (PFC pause frames on the lossless class RoCE uses are flow control at work)
+            # (PFC pause frames on the lossless class RoCE uses are flow control at work, unless
+            # past a share of the RoCE packets sent: hccn_tool.PFC_RECEIVED_SHARE)
             said.append(f"PFC pause frames on priority {', '.join(map(str, pfc))}")
+        if (got := hccn_tool.pfc_received(npu)) is not None:
+            said.append(_pfc_received_said(got, npu))
+            if got.congested:
+                _add_failure(
+                    out,
+                    source,
+                    logs.LogEvent(
+                        kind="npu_pfc_congestion",
+                        line=got.last_line,
+                        message=f"NPU {npu.device}: mac_rx_pfc_pkt_num {got.last:,}"
+                        + (f" (+{got.grew:,} over its samples)" if got.over_samples else ""),
+                        library="hccn_tool",
+                        device=npu.device,
+                        exception_type=f"{got.share:.2g} PFC pause frames received a RoCE packet "
+                        + (
+                            "sent between its samples"
+                            if got.over_samples
+                            else "sent since the driver started"
+                        )
+                        + " (roce_tx_all_pkt_num "
+                        + (f"+{got.sent_grew:,}" if got.over_samples else f"{got.sent:,}")
+                        + f"), at or past {hccn_tool.PFC_RECEIVED_SHARE}: the switch port held "
+                        "the NPU's sending back (network congestion)",
+                    ),
+                )
         if cnp:
             said.append(
                 "congestion notifications: " + ", ".join(f"{k} {v}" for k, v in cnp.items())

@@ -49,6 +49,15 @@ _PROCESS_HEAD = (
 (the border above it optional), then the "+===...+" border; each part optional, every span
 bounded and the whole anchored at the text's start (tried once)."""
 
+_TLS_PROMPT = r"Please enter pass phrase for pri key:"
+_TLS_KEY_REMINDER = (
+    r"\[WARNING\] Please delete the private key file after updating for security considerations\."
+)
+"""hccn_tool -s -tls's pass phrase prompt and the reminder it prints once the certificate suite is
+set (Ascend 950 HCCN Tool guide, "Replacing the TLS Certificate of an NPU Device": precaution 5,
+'The following message will be displayed: "[warning] Please delete the private key file after
+updating for security considerations."', and example 1's output)."""
+
 SIGNATURE = (
     # npu-smi info's process table copied from its rows on ("| No running processes found in NPU
     # 3 |"), the chip table above it left out, also from the "+====...+" border npu-smi prints
@@ -102,6 +111,12 @@ SIGNATURE = (
     r"Get component version\([^)\n]{1,80}\) succeed for deviceId\(\d{1,5}\)"
     # a setting hccn_tool -s accepted ("Cmd executed successfully!" under its command)
     r"|\bhccn_tool[ \t]+-s[ \t]+-\w+[^\n]*\n(?:[^\n]*\n){0,6}?[ \t]*Cmd executed successfully![ \t]*$"
+    # ... or hccn_tool -s -tls's answer copied without its command: its pass phrase prompt or the
+    # private-key reminder it prints after the replacement (the Ascend 950 HCCN Tool guide,
+    # "Replacing the TLS Certificate of an NPU Device", precaution 5 and example 1), then "Cmd
+    # executed successfully!" within a few lines (each span bounded)
+    rf"|^[ \t>]{{0,40}}(?:{_TLS_PROMPT}|{_TLS_KEY_REMINDER})[^\n]{{0,200}}\n"
+    r"(?:[^\n]{0,400}\n){0,4}?[ \t>]{0,40}Cmd executed successfully![ \t]*$"
 )
 # npu-smi refusing a query that named no card ("This command must input card id.", then its
 # usage text): nothing of any device is in it
@@ -203,7 +218,10 @@ _COMPONENT_JSON_RE = re.compile(
     r'[ \t]*"?(?P<name>[\w-]{1,40})"?[ \t]*,[ \t]*"version"[ \t]*:[ \t]*"?(?P<v>[^"\s}]{1,80})'
 )
 _HCCN_SET_RE = re.compile(r"\bhccn_tool\s+-s\s+-(?P<what>\w+)")
+_HCCN_SET_DEVICE_RE = re.compile(r"\s-i\s+(?P<dev>\d+)\b")
 _CMD_DONE_RE = re.compile(r"^\s*Cmd executed successfully!\s*$")
+_TLS_PROMPT_RE = re.compile(rf"^[ \t>]*{_TLS_PROMPT}")
+_TLS_KEY_REMINDER_RE = re.compile(rf"^[ \t>]*{_TLS_KEY_REMINDER}")
 
 
 def _tool_results(text: str) -> list[ParseWarning]:
@@ -223,6 +241,8 @@ def _tool_results(text: str) -> list[ParseWarning]:
     credit_line = 0
     resource: tuple[int, str] | None = None
     hccn_set: tuple[int, str] | None = None
+    set_device: str | None = None  # the device hccn_tool -s named (-i N), when its line is copied
+    key_reminder: int | None = None  # the line of -s -tls's private-key reminder
     queried: tuple[str, str] | None = None  # the component and device -b last asked of
     component_versions: dict[tuple[str, str], list[tuple[int, str]]] = {}
     for no, line, _ in numbered_lines(text):
@@ -236,6 +256,18 @@ def _tool_results(text: str) -> list[ParseWarning]:
             queried = None
         if "hccn_tool" in line and (h := _HCCN_SET_RE.search(line)):
             hccn_set = (no, h.group("what"))
+            set_device = d.group("dev") if (d := _HCCN_SET_DEVICE_RE.search(line)) else None
+            key_reminder = None
+        elif "pass phrase" in line and _TLS_PROMPT_RE.match(line):
+            # (-s -tls asks for the private key's pass phrase: the answer is -tls's even where
+            # its command was not copied)
+            if hccn_set is None:
+                hccn_set, set_device = (no, "tls"), None
+        elif "private key" in line and _TLS_KEY_REMINDER_RE.match(line):
+            if hccn_set is None:
+                hccn_set, set_device = (no, "tls"), None
+            key_reminder = no
+            continue
         if st := _STATUS_RE.match(line):
             if not blocks or "status" in blocks[-1]:
                 blocks.append({"command": command, "line": no})
@@ -281,15 +313,30 @@ def _tool_results(text: str) -> list[ParseWarning]:
             )
             resource = None
         elif hccn_set is not None and _CMD_DONE_RE.match(line):
+            what = f"hccn_tool -s -{hccn_set[1]}" + (
+                f" (device {set_device})" if set_device is not None else ""
+            )
+            done = (
+                "the TLS certificate replacement was accepted"
+                if hccn_set[1] == "tls"
+                else "the setting was accepted"
+            )
             notes.append(
                 ParseWarning(
                     line=no,
-                    message=f"hccn_tool -s -{hccn_set[1]}: the setting was accepted ('Cmd "
-                    "executed successfully!'); the tool's own answer, nothing to judge",
+                    message=f"{what}: {done} ('Cmd executed successfully!'); "
+                    + (
+                        f"its '[WARNING] Please delete the private key file' (line "
+                        f"{key_reminder}) is the tool's reminder to delete the ciphertext "
+                        "private key once it is set, not a fault; "
+                        if key_reminder is not None
+                        else ""
+                    )
+                    + "the tool's own answer, nothing to judge",
                     skipped=False,
                 )
             )
-            hccn_set = None
+            hccn_set, set_device, key_reminder = None, None, None
     for b in blocks:
         # a status with its words or a transfer: npu-smi's result (a lone "Status:" is another
         # tool's field)

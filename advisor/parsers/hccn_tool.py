@@ -2155,6 +2155,9 @@ class StatSamples:
     octet count rounded on its way through one, is no count and is left out)."""
     grew: dict[str, int]
     """Error counters (``*err*``, ``*bad*``) that grew from the first sample to the last."""
+    rows: list[tuple[int, int | None, dict[str, int]]] = field(default_factory=list)
+    """Each sample in order: its line, its ``timestamp`` (epoch seconds, None where not a number)
+    and its counters that are whole numbers."""
 
 
 # Ascend 950's -stat -g (a UB port's, "hccn_tool -g -stat -i N -u U -p P") has no roce_
@@ -2233,6 +2236,10 @@ def parse_stat_csv(text: str) -> tuple[list[StatSamples], list[ParseWarning]]:
                 first_s=int(stamps[0]) if stamps[0].isdigit() else None,
                 last_s=int(stamps[-1]) if stamps[-1].isdigit() else None,
                 stat=last,
+                rows=[
+                    (no, int(stamp) if stamp.isdigit() else None, c)
+                    for (no, _), stamp, c in zip(samples, stamps, counts, strict=True)
+                ],
                 grew={
                     k: v - first[k]
                     for k, v in last.items()
@@ -2241,3 +2248,87 @@ def parse_stat_csv(text: str) -> tuple[list[StatSamples], list[ParseWarning]]:
             )
         )
     return found, warnings
+
+
+PFC_RECEIVED_SHARE = 0.03
+"""PFC pause frames an NPU port received per RoCE packet it sent (MindCluster FaultDiag's
+``t_congestion_index``, mac_rx_pfc_pkt_num / roce_tx_all_pkt_num: component/ascend-faultdiag
+src/ascend_fd/pkg/parse/network_congestion/net_parse_job.py, feature_extract_cal_percentage) at
+and past which the port's link partner held its sending back more than flow control at work does.
+FaultDiag feeds the ratio, over the samples' growth (filter_valid_data_interval takes the
+counters' differences), to a trained model, not to a threshold; its training set
+(platform/net_model_training/train.csv, Ascend/mind-cluster 22bb3d98) labels no sample
+uncongested at or past 0.03 (its uncongested rows' largest is 0.029, 95 % of them under 0.006),
+and half its congested rows are past it (their median 0.034)."""
+PFC_RECEIVED_MIN = 10_000
+"""Fewer pause frames received than this are a burst's, whatever the share (as ethtool's
+PAUSES_SENT_MIN for a NIC's)."""
+
+
+@dataclass(kw_only=True)
+class PfcReceived:
+    """The PFC pause frames one NPU's samples say its port received, weighed as FaultDiag does."""
+
+    first_line: int
+    first: int
+    last_line: int
+    last: int
+    grew: int
+    """From the first sample to the last (0 with one sample)."""
+    span_s: int | None
+    """Seconds from the first sample to the last; None where a timestamp is no number."""
+    grew_by_line: int | None
+    """The sample's line by which the count had reached its last value, where that is before the
+    last sample (the growth ended earlier); None otherwise."""
+    grew_by_s: int | None
+    sent_grew: int | None
+    """The RoCE packets sent (roce_tx_all_pkt_num) from the first sample to the last; None where
+    the samples hold no such count."""
+    sent: int | None
+    """The RoCE packets sent at the last sample (from the driver's start)."""
+    share: float | None
+    """Pause frames received a RoCE packet sent: over the samples' growth where RoCE traffic was
+    sent between them (FaultDiag's reading), else over the counts since the driver started."""
+    over_samples: bool
+    """Whether ``share`` is over the samples' growth."""
+    congested: bool
+    """Whether ``share`` reaches PFC_RECEIVED_SHARE on PFC_RECEIVED_MIN pause frames or more
+    (counted as ``share`` is)."""
+
+
+def pfc_received(npu: StatSamples) -> PfcReceived | None:
+    """The PFC pause frames ``npu``'s port received (``mac_rx_pfc_pkt_num``) over its samples,
+    weighed against the RoCE packets it sent; None where its samples count none."""
+    counted = [
+        (no, ts, c["mac_rx_pfc_pkt_num"]) for no, ts, c in npu.rows if "mac_rx_pfc_pkt_num" in c
+    ]
+    if not counted or not counted[-1][2]:
+        return None
+    (first_line, first_s, first), (last_line, last_s, last) = counted[0], counted[-1]
+    reached = next((no, ts) for no, ts, n in counted if n == last)
+    sent_counts = [c["roce_tx_all_pkt_num"] for _, _, c in npu.rows if "roce_tx_all_pkt_num" in c]
+    sent = sent_counts[-1] if sent_counts else None
+    sent_grew = sent_counts[-1] - sent_counts[0] if sent_counts else None
+    over_samples = bool(sent_grew and sent_grew > 0 and len(counted) > 1)
+    pauses = last - first if over_samples else last
+    base = sent_grew if over_samples else sent
+    share = pauses / base if base else None
+    return PfcReceived(
+        first_line=first_line,
+        first=first,
+        last_line=last_line,
+        last=last,
+        grew=last - first,
+        span_s=last_s - first_s if last_s is not None and first_s is not None else None,
+        grew_by_line=reached[0] if reached[0] != last_line and last != first else None,
+        grew_by_s=(
+            reached[1] - first_s
+            if reached[0] != last_line and reached[1] is not None and first_s is not None
+            else None
+        ),
+        sent_grew=sent_grew,
+        sent=sent,
+        share=share,
+        over_samples=over_samples,
+        congested=share is not None and share >= PFC_RECEIVED_SHARE and pauses >= PFC_RECEIVED_MIN,
+    )

@@ -813,10 +813,12 @@ class LogEvent:
     comm_group_failure (MindSpore's group it could not create on the device), nic_rx_discards
     (the importer's, ethtool -S's port discards against its received packets),
     nic_counters_warn (the importer's, ethtool -S's pause frames sent, pause storms, PCIe
-    signal-integrity errors), nic_phy_errors (the importer's, ethtool -S's frames dropped for
-    FCS or symbol errors on the physical port), ib_neighbor_mtu_discards (the importer's,
-    ibqueryerrors' PortNeighborMTUDiscards on a port: packets longer than its link's MTU),
-    link_down_where_peers_up (the importer's, an
+    signal-integrity errors), npu_pfc_congestion (the importer's, MindCluster's sampled hccn_tool
+    -stat counters of an NPU whose port received PFC pause frames past
+    ``hccn_tool.PFC_RECEIVED_SHARE`` of the RoCE packets it sent: device the NPU), nic_phy_errors
+    (the importer's, ethtool -S's frames dropped for FCS or symbol errors on the physical port),
+    ib_neighbor_mtu_discards (the importer's, ibqueryerrors' PortNeighborMTUDiscards on a port:
+    packets longer than its link's MTU), link_down_where_peers_up (the importer's, an
     interface ip or ifconfig shows down on one host of a copy and up on another), nic_port_admin_down
     (the importer's, a data-path NIC port, devlink-named, that ip or ifconfig shows not brought up),
     udp_datagrams_lost (the importer's, an iperf UDP test whose receiver counted over
