@@ -9,6 +9,7 @@ raises :class:`ParseError` naming the line; lines it can skip safely are reporte
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,6 +112,21 @@ def pdsh_own_lines(text: str) -> list[tuple[int, str, str]]:
     ]
 
 
+def pdsh_line_hosts(lines: Iterable[tuple[int, str]]) -> dict[int, str]:
+    """pdsh's host of each numbered line, {line number: host}, where every line that is not
+    blank carries pdsh's "host: " (``PDSH_BARE_RE``: too like a line's own "Word: " to be
+    taken on one line); {} otherwise, and for a copy with no line at all."""
+    hosts: dict[int, str] = {}
+    for number, line in lines:
+        if not line.strip():
+            continue
+        m = PDSH_BARE_RE.match(line)
+        if m is None:
+            return {}
+        hosts[number] = m["host"]
+    return hosts
+
+
 def pdsh_by_host(text: str, aside: re.Pattern[str] | None = None) -> list[tuple[str | None, str]]:
     """The copy per host where every line that is not blank carries pdsh's "host: " (one host or
     several, ``pdsh -w nx-w[0-3] ...`` interleaving them), each host's lines without it and the
@@ -124,24 +140,14 @@ def pdsh_by_host(text: str, aside: re.Pattern[str] | None = None) -> list[tuple[
         "" if PDSH_OWN_RE.match(line) or (aside is not None and aside.match(line)) else line
         for line in text.splitlines()
     ]
-    hosts: dict[str, None] = {}
-    for line in lines:
-        if not line.strip():
-            continue
-        m = PDSH_BARE_RE.match(line)
-        if m is None:
-            return [(None, text)]
-        hosts[m["host"]] = None
-    if not hosts:
+    line_hosts = pdsh_line_hosts(enumerate(lines))
+    if not line_hosts:
         return [(None, text)]
     return [
         without_one_pdsh_host(
-            "\n".join(
-                line if (m := PDSH_BARE_RE.match(line)) and m["host"] == host else ""
-                for line in lines
-            )
+            "\n".join(line if line_hosts.get(i) == host else "" for i, line in enumerate(lines))
         )
-        for host in hosts
+        for host in dict.fromkeys(line_hosts.values())
     ]
 
 

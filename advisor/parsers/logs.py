@@ -190,7 +190,6 @@ from advisor.parsers import (
     COLLECTOR_STAMP,
     NEXT_COMMAND_RE,
     NODE_NAME,
-    PDSH_BARE_RE,
     PDSH_PREFIX_RE,
     VLLM_DP_ENGINE_RE,
     WORKER_PREFIX_RE,
@@ -198,6 +197,7 @@ from advisor.parsers import (
     ParseWarning,
     json_object,
     numbered_lines,
+    pdsh_line_hosts,
     strip_launcher_prefix,
 )
 from advisor.parsers.hccl_test import ACL_BASE_ERRORS, HCCL_RESULTS, decode_result
@@ -3041,7 +3041,7 @@ def _parse_events(text: str) -> LogReport:
             ev.host = next(iter(pdsh_hosts))
         if ev.host is None and 0 < ev.line <= len(raw):
             if bare_hosts is None:
-                bare_hosts = _pdsh_line_hosts(raw)
+                bare_hosts = _leading_node_hosts(raw)
             ev.host = bare_hosts.get(ev.line)
         if ev.host is None and ev.library == "NCCL" and ev.rank in rank_hosts:
             # NCCL's own "host:pid:tid [dev] ... comm 0x.. rank R nranks N" line of that rank
@@ -19217,7 +19217,7 @@ _NOT_A_NODE_RE = re.compile(
 )
 
 
-def _pdsh_line_hosts(raw: list[str]) -> dict[int, str]:
+def _leading_node_hosts(raw: list[str]) -> dict[int, str]:
     """The node pdsh put before each line (dshbak(1): "the leading node: is stripped"; DeepSpeed's
     multi-node runner prints its nodes' output so), by line number, in its bare form
     ("gpu-q-13: torch.cuda.OutOfMemoryError: ..."), where such names lead most of the file's
@@ -30176,14 +30176,18 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
     plugin's failed DCMI call), counting repeats."""
     seen: dict[tuple[str, str], LogEvent] = {}
     counts: dict[tuple[str, str], int] = {}
+    nodes: dict[int, str] | None = None  # (each line's pod or host: found once, when first asked)
     for no, line, tagged in lines:
         if "board type" in line and (bt := _NPU_BOARD_TYPE_RE.search(line)):
             _board_type_failed(no, line, tagged, bt, seen, report)
             continue
         if "dcmi" not in line.lower():
             continue
-        if "prepare dcmi failed" in line and _hwlog_dcmi_failed(lines, no, line, tagged, report):
-            continue
+        if "prepare dcmi failed" in line:
+            if nodes is None:
+                nodes = _hwlog_nodes(lines)
+            if _hwlog_dcmi_failed(lines, nodes, no, line, tagged, report):
+                continue
         m = _DCMI_INIT_RE.search(line)
         what = "npu-smi could not start DCMI" if m else ""
         if m is None and (m := _DCMI_RET_RE.search(line)) is not None:
@@ -30223,18 +30227,17 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
 def _hwlog_nodes(lines: list[tuple[int, str, int | None]]) -> dict[int, str]:
     """The pod or host each line of a MindCluster component's log came from, by line: kubectl
     logs --prefix's "[pod/NAME/container] " (``_KUBECTL_POD_PREFIX_RE``), else pdsh's "host: "
-    where every line that is not blank carries it (``PDSH_BARE_RE``: too like a line's own
-    "Word: " to be taken on one line); no entry for a line of one component's own log."""
-    body = [(n, t) for n, t, _ in lines if t.strip()]
-    pods = {n: f"pod {p.group('pod')}" for n, t in body if (p := _KUBECTL_POD_PREFIX_RE.match(t))}
-    if pods:
-        return pods
-    hosts = {n: h.group("host") for n, t in body if (h := PDSH_BARE_RE.match(t))}
-    return hosts if len(hosts) == len(body) else {}
+    where every line that is not blank carries it (``pdsh_line_hosts``); no entry for a line of
+    one component's own log."""
+    pods = {
+        n: f"pod {p.group('pod')}" for n, t, _ in lines if (p := _KUBECTL_POD_PREFIX_RE.match(t))
+    }
+    return pods or pdsh_line_hosts((n, t) for n, t, _ in lines)
 
 
 def _hwlog_dcmi_failed(
     lines: list[tuple[int, str, int | None]],
+    nodes: dict[int, str],
     no: int,
     line: str,
     tagged: int | None,
@@ -30248,7 +30251,6 @@ def _hwlog_dcmi_failed(
     lib = None if init else _HWLOG_DRIVER_LIB_RE.search(line)
     if init is None and lib is None:
         return False
-    nodes = _hwlog_nodes(lines)
     node = nodes.get(no)
     call = "dcmi_init" if init is not None else "dcmi_lib"
     code = init.group("code") if init is not None else None
