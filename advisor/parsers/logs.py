@@ -206,6 +206,23 @@ from advisor.parsers.nvidia_smi import no_devices_in_job_step
 from advisor.parsers.rank_table import parse as parse_rank_table
 from advisor.parsers.rdma import IBV_WC_STATUS
 
+QUOTE_CHARS = 300
+"""How much of a line an event quotes from its start."""
+QUOTE_END_CHARS = 100
+"""How much of a longer line's end it quotes too: where a runtime wrapping another's error puts
+the cause (an OCI runtime's "...: exit status 1: owner not right /usr/bin/runc 1000", a Go
+error chain, a Java "Caused by" joined onto one line)."""
+
+
+def _quoted(text: str) -> str:
+    """``text`` as an event quotes it: whole up to ``QUOTE_CHARS`` + ``QUOTE_END_CHARS``
+    characters; longer, its first ``QUOTE_CHARS`` and its last ``QUOTE_END_CHARS`` with " … "
+    between (the start unchanged, so what reads a quote's start reads it as before)."""
+    if len(text) <= QUOTE_CHARS + QUOTE_END_CHARS:
+        return text
+    return f"{text[:QUOTE_CHARS]} … {text[-QUOTE_END_CHARS:]}"
+
+
 _CODE_RE = re.compile(
     # (a name may hold digits: "Communication_Error_P2P(EI0010)")
     r"(?:\b(?P<name>[A-Z][A-Za-z0-9_]+(?:/[A-Z][A-Za-z0-9_]+)?)\((?P<code1>E[A-Z]\d{4}|E[1-9]\d{4})\))"
@@ -957,7 +974,7 @@ def _hccl_cqe_errors(lines: list[tuple[int, str, int | None]], report: LogReport
         ev = LogEvent(
             kind="hccl_cqe_error",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             code=str(status),
             code_name=IBV_WC_STATUS[status] if status < len(IBV_WC_STATUS) else None,
             rank=tagged,
@@ -1019,7 +1036,7 @@ def _dispatch_timeouts(lines: list[tuple[int, str, int | None]], report: LogRepo
             LogEvent(
                 kind="watchdog_timeout",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 op=OPS.get(m.group("op"), m.group("op").lower()),
                 seq=seq,
@@ -1446,7 +1463,9 @@ def _reboot_pending(run: _InstallerRun, report: LogReport) -> None:
         LogEvent(
             kind="npu_package_reboot_pending",
             line=run.reboot,
-            message=f"[{run.tag}] installer: {run.done[1] if run.done else 'reboot needed'}"[:300],
+            message=_quoted(
+                f"[{run.tag}] installer: {run.done[1] if run.done else 'reboot needed'}"
+            ),
             library="Ascend installer",
             exception_type=f"Ascend {package} package installed{chips}; its installer says the "
             "new version takes effect at the next reboot: until then the devices run the old one",
@@ -1474,7 +1493,7 @@ def _failed_run(run: _InstallerRun, report: LogReport) -> None:
         LogEvent(
             kind="install_failed",
             line=no,
-            message=f"[{run.tag}] installer: {said}"[:300],
+            message=_quoted(f"[{run.tag}] installer: {said}"),
             library="Ascend installer",
             exception_type=f"Ascend {package} package{command} not installed: its installer "
             + (f"found no device for it on the PCIe bus{found} and " if run.no_device else "")
@@ -1572,7 +1591,7 @@ def _install_failures(
                 firsts[key] = LogEvent(
                     kind="install_failed",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     host=key[0] or None,
                     library=f"CANN installer [{tag}]",
@@ -1629,7 +1648,7 @@ def _install_failures(
         last_dpkg = LogEvent(
             kind="install_failed",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             library="dpkg",
             exception_type=said,
@@ -2377,7 +2396,7 @@ def _parse_events(text: str) -> LogReport:
                 LogEvent(
                     kind="store_timeout",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     timeout_ms=int(m.group(1)) * 1000,
                     rank_size=int(m.group(3)),
                     remote_rank=None,
@@ -3414,7 +3433,7 @@ def _mindie_daemon_started(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="launcher_exit",
                 line=no,
-                message=next(t for n, t, _ in lines if n == no).strip()[:300],
+                message=_quoted(next(t for n, t, _ in lines if n == no).strip()),
                 exit_code=rc,
                 library="MindIE",
                 exception_type=f"MindIE's service daemon started (line {up[0]}) and then "
@@ -3470,7 +3489,7 @@ def _vllm_fatal_signal(lines: list[tuple[int, str, int | None]], report: LogRepo
         LogEvent(
             kind="launcher_exit",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             exception_type="vLLM (its "
             + ("engine core's executor" if f.group("executor") else "engine client")
             + " got the fatal signal a worker or engine core process sends on an unrecoverable "
@@ -3798,7 +3817,7 @@ def _uncoded_bind_failure(lines: list[tuple[int, str, int | None]], report: LogR
                 LogEvent(
                     kind="hccl_error",
                     line=no,
-                    message=line[m.start() :].strip()[:300]
+                    message=_quoted(line[m.start() :].strip())
                     + " (EJ0003's text, its code not printed)",
                     code="EJ0003",
                     rank=tagged,
@@ -3897,7 +3916,7 @@ def _hccl_errors(
                     LogEvent(
                         kind="hccl_rdma_init_failure",
                         line=no,
-                        message=line.strip()[:300],
+                        message=_quoted(line.strip()),
                         rank=tagged,
                         device=device_ip[0],
                         ip=device_ip[1],
@@ -4059,7 +4078,7 @@ def _hccl_errors(
             # nothing of the devices or the links the job runs on
             kind="cann_profiler_error" if code.startswith("EK") else "hccl_error",
             line=no,
-            message=message[:300],
+            message=_quoted(message),
             code=code,
             code_name=m.groupdict().get("name"),
             rank=rank,
@@ -4402,7 +4421,7 @@ def _unclaimed_hccl(
             LogEvent(
                 kind="hccl_bind_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 ip=key[0],
                 port=key[1],
@@ -4510,7 +4529,7 @@ def _hccl_messages_without_code(
                 LogEvent(
                     kind="hccl_error",
                     line=no,
-                    message=f"{code} (by its message): {message}"[:300],
+                    message=_quoted(f"{code} (by its message): {message}"),
                     code=code,
                     rank=tagged,
                     device=int(m.group("device")) if "device" in m.groupdict() else None,
@@ -4558,7 +4577,7 @@ def _ra_socket_timeouts(report: LogReport, lines: list[tuple[int, str, int | Non
             LogEvent(
                 kind="hccl_link_timeout",
                 line=no,
-                message=_PLOG_HEAD_RE.sub("", line.strip())[:300],
+                message=_quoted(_PLOG_HEAD_RE.sub("", line.strip())),
                 rank=tagged,
                 pid=key[1],
                 code=str(result) if name else None,
@@ -4612,7 +4631,7 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
             current = LogEvent(
                 kind="hccl_negotiation_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 timeout_ms=int(sm.group(1)) * 1000,
                 exception_type="root waited for ranks that never connected",
@@ -4629,7 +4648,7 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
             current = LogEvent(
                 kind="hccl_negotiation_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 timeout_ms=int(tm.group(1)) * 1000,
                 exception_type="agent socket timeout",
@@ -4640,7 +4659,7 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
                 current = LogEvent(
                     kind="hccl_negotiation_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     exception_type="agent socket timeout",
                 )
@@ -4650,7 +4669,7 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
             current = LogEvent(
                 kind="hccl_negotiation_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 exception_type="ranks not connected",
                 missing_ranks=_rank_list(ma.group("ranks")),
@@ -4671,7 +4690,7 @@ def _negotiation(report: LogReport, lines: list[tuple[int, str, int | None]]) ->
                 current = LogEvent(
                     kind="hccl_negotiation_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     exception_type="ranks not connected",
                     missing_ranks=ranks,
@@ -5037,7 +5056,7 @@ def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogRep
                     LogEvent(
                         kind="unique_id_failure",
                         line=no,
-                        message=line[ms.start() :].strip()[:300],
+                        message=_quoted(line[ms.start() :].strip()),
                         rank=tagged,
                         remote_rank=int(ms.group("root")) if ms.group("root") else None,
                         group=ms.group("group"),
@@ -5056,7 +5075,7 @@ def _unique_id_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         ev = LogEvent(
             kind="unique_id_failure",
             line=no,
-            message=f"store->get got error: {m.group('why').strip()}"[:300],
+            message=_quoted(f"store->get got error: {m.group('why').strip()}"),
             rank=rank,
             remote_rank=int(m.group("root")),
             library=m.group("lib"),
@@ -5553,7 +5572,7 @@ def _uncoded_ei0002(lines: list[tuple[int, str, int | None]], report: LogReport)
         ev = LogEvent(
             kind="hccl_error",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             code="EI0002",
             rank=tagged,
             remote_rank=int(m.group("peer")),
@@ -5726,7 +5745,7 @@ def _cmd_info_checks(lines: list[tuple[int, str, int | None]], report: LogReport
             LogEvent(
                 kind="hccl_error",
                 line=no,
-                message=message[:300],
+                message=_quoted(message),
                 code="EI0005",
                 code_name="InitChannelStage/ParameterConflict",
                 rank=tagged,
@@ -6171,7 +6190,7 @@ def _lightning_init_notes(
             LogEvent(
                 kind="pg_init_unconfirmed",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank_size=world,
                 group=_listed(sorted(ranks)),
                 missing_ranks=missing or None,
@@ -6941,7 +6960,7 @@ def _elastic_restarts(lines: list[tuple[int, str, int | None]], report: LogRepor
         LogEvent(
             kind="elastic_agent_crash",
             line=lines[at][0],
-            message=(exception or lines[at][1].strip())[:300],
+            message=_quoted(exception or lines[at][1].strip()),
             rank=tagged,
             pid=int(head.group("pid")) if head else None,
             library="torch elastic",
@@ -7036,7 +7055,7 @@ def _op_retry_failures(lines: list[tuple[int, str, int | None]], report: LogRepo
             LogEvent(
                 kind="hccl_op_retry_connect",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=rank,
                 rank_size=int(g.group("size")) if g else None,
                 group=g.group("group") if g else None,
@@ -7114,7 +7133,7 @@ def _disk_full(lines: list[tuple[int, str, int | None]], report: LogReport) -> N
             LogEvent(
                 kind="disk_full",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 exception_type=said,
             )
@@ -7385,7 +7404,7 @@ def _elastic_prior_restarts(lines: list[tuple[int, str, int | None]], report: Lo
         LogEvent(
             kind="elastic_prior_restarts",
             line=at[0],
-            message=lines[[n for n, _, _ in lines].index(at[0])][1].strip()[:300],
+            message=_quoted(lines[[n for n, _, _ in lines].index(at[0])][1].strip()),
             exception_type=f"restart_count={top} (line(s) {shown}): the worker group had failed "
             f"and been restarted {top} time(s) before this rendezvous; this log shows none of "
             "those failures",
@@ -7500,7 +7519,7 @@ def _elastic_master_loopback(lines: list[tuple[int, str, int | None]], report: L
         LogEvent(
             kind="elastic_master_loopback",
             line=no,
-            message=lines[[n for n, _, _ in lines].index(no)][1].strip()[:300],
+            message=_quoted(lines[[n for n, _, _ in lines].index(no)][1].strip()),
             ip=addr,
             port=int(fields["master_port"]) if fields.get("master_port") else None,
             rank_size=int(agents),
@@ -7568,7 +7587,7 @@ def _deepspeed_master_bridge(lines: list[tuple[int, str, int | None]], report: L
         LogEvent(
             kind="deepspeed_master_bridge",
             line=no,
-            message=lines[[n for n, _, _ in lines].index(no)][1].strip()[:300],
+            message=_quoted(lines[[n for n, _, _ in lines].index(no)][1].strip()),
             ip=addr,
             host=node,
             rank_size=len(workers) or None,
@@ -7917,7 +7936,7 @@ def _bench_serve_read(lines: list[tuple[int, str, int | None]], report: LogRepor
                 LogEvent(
                     kind="log_error",
                     line=ok[0],
-                    message=next(t for n, t, _ in lines if n == ok[0]).strip()[:300],
+                    message=_quoted(next(t for n, t, _ in lines if n == ok[0]).strip()),
                     exception_type="vLLM's serving benchmark: no request succeeded (its "
                     "calculate_metrics: all requests failed; the server answered them with an "
                     "error, or not in time, or the benchmark's arguments were wrong)",
@@ -7929,7 +7948,7 @@ def _bench_serve_read(lines: list[tuple[int, str, int | None]], report: LogRepor
                 LogEvent(
                     kind="log_error",
                     line=failed[0],
-                    message=next(t for n, t, _ in lines if n == failed[0]).strip()[:300],
+                    message=_quoted(next(t for n, t, _ in lines if n == failed[0]).strip()),
                     exception_type=f"vLLM's serving benchmark: {failed[1]}{total} request(s) "
                     "failed (the server answered them with an error, or not in time)",
                 )
@@ -7974,7 +7993,7 @@ def loss_diverged(
     return LogEvent(
         kind="loss_diverged",
         line=no,
-        message=m.string.strip()[:300],
+        message=_quoted(m.string.strip()),
         exception_type=(
             f"the loss turned {_loss_word(m)} at {step(no, m)}, after {len(finite)} {unit}(s) "
             f"with a finite loss (the last {rows[at - 1][1].group('loss')})"
@@ -9650,7 +9669,7 @@ def _nccl_warnings(
         ev = LogEvent(
             kind="nccl_warning",
             line=no,
-            message=text[:300],
+            message=_quoted(text),
             rank=tagged,
             host=found.get("host"),
             pid=pid,
@@ -11040,7 +11059,7 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         ev = LogEvent(
             kind="nccl_call_failure",
             line=no,
-            message=text[:300],
+            message=_quoted(text),
             rank=rank,
             host=m.group("host"),
             pid=pid,
@@ -11608,7 +11627,7 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
                 ev = LogEvent(
                     kind="store_bind_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     exception_type="Address already in use (an older torch's TCPStore names "
                     "no port: the job's MASTER_PORT)",
@@ -11630,7 +11649,7 @@ def _store_bind_failures(lines: list[tuple[int, str, int | None]], report: LogRe
         ev = LogEvent(
             kind="store_bind_failure",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             port=key[0],
             ip=None if addr in _WILDCARD_ADDRESSES else addr,
@@ -11831,7 +11850,7 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 LogEvent(
                     kind="store_lost",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=rank,
                     exception_type=why[:200] if why else None,
                     **kw,
@@ -11859,7 +11878,7 @@ def _store_lost(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 ev = LogEvent(
                     kind="rendezvous_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     exception_type=f"{rs.group('why')}: the agent's rendezvous never formed "
                     "(no worker group started)",
@@ -12015,7 +12034,7 @@ def _rendezvous_keepalive_lost(
         LogEvent(
             kind="rendezvous_lost",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             exception_type=f"{said}; "
             + (
@@ -12121,7 +12140,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                         LogEvent(
                             kind="rendezvous_closed",
                             line=no,
-                            message=line.strip()[:300],
+                            message=_quoted(line.strip()),
                             rank=tagged,
                             exception_type=f"{err}: the rendezvous was closed after the job "
                             f"had formed ({ran[1]}, line {ran[0]})",
@@ -12131,7 +12150,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                 ev = LogEvent(
                     kind="rendezvous_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     exception_type=err,
                 )
@@ -12152,7 +12171,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                 LogEvent(
                     kind="store_timeout",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     timeout_ms=int(wk.group("ms")),
                     exception_type=f"waiting for the store's key(s) {wk.group('keys')[:120]}",
@@ -12181,7 +12200,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                 LogEvent(
                     kind="store_timeout",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=rank if tagged is None else tagged,
                     rank_size=world,
                     timeout_ms=int(seconds * 1000),
@@ -12196,7 +12215,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                     LogEvent(
                         kind="store_timeout",
                         line=no,
-                        message=line.strip()[:300],
+                        message=_quoted(line.strip()),
                         rank=tagged,
                         exception_type="store operation",
                     )
@@ -12213,7 +12232,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
             ev = LogEvent(
                 kind="store_connect_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 port=store_port,
                 exception_type="the store's socket did not answer in time (retried)",
@@ -12237,7 +12256,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
             ev = LogEvent(
                 kind="store_timeout" if giving_up else "store_connect_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 port=store_port,
                 timeout_ms=int(tc.group("ms")),
@@ -12282,7 +12301,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
             ev = LogEvent(
                 kind="store_timeout",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 port=port,
                 timeout_ms=amount_ms,
@@ -12302,7 +12321,7 @@ def _store_client_failures(lines: list[tuple[int, str, int | None]], report: Log
                 LogEvent(
                     kind="store_connect_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     host=key[0],
                     port=key[1],
@@ -12509,7 +12528,7 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     LogEvent(
                         kind="device_oom",
                         line=no,
-                        message=line[mo.start() :].strip()[:300],
+                        message=_quoted(line[mo.start() :].strip()),
                         rank=tagged,
                         code=mo.group("code"),
                         library="MindIE",
@@ -12527,7 +12546,7 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     LogEvent(
                         kind="device_oom",
                         line=no,
-                        message=line[wu.start() :].strip()[:300],
+                        message=_quoted(line[wu.start() :].strip()),
                         rank=tagged,
                         library="MindIE warm-up",
                         exception_type=f"MindIE's warm-up ran out of device memory "
@@ -12560,7 +12579,7 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             refused[(tagged, owner, device)] = ev = LogEvent(
                 kind="device_oom",
                 line=no,
-                message=line[hm.start() : hm.end()].strip()[:300],
+                message=_quoted(line[hm.start() : hm.end()].strip()),
                 rank=tagged,
                 pid=owner,
                 device=device,
@@ -12579,7 +12598,7 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     LogEvent(
                         kind="device_oom",
                         line=no,
-                        message=line[mp.start() :].strip()[:300],
+                        message=_quoted(line[mp.start() :].strip()),
                         rank=tagged,
                         pid=int(pid.group("pid")) if pid else None,
                         library="MindSpore",
@@ -12597,7 +12616,7 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     LogEvent(
                         kind="device_oom",
                         line=no,
-                        message=line[ms.start() :].strip()[:300],
+                        message=_quoted(line[ms.start() :].strip()),
                         rank=tagged,
                         device=key[1],
                         library="NPU",
@@ -12623,7 +12642,7 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     LogEvent(
                         kind="device_oom",
                         line=no,
-                        message=line.strip()[:300],
+                        message=_quoted(line.strip()),
                         rank=tagged,
                         host=host_m.group("host") if host_m else None,
                         device=key[1],
@@ -12680,7 +12699,7 @@ def _device_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             LogEvent(
                 kind="device_oom",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 # (torch_npu's logger's own process id, "[383554] [date] torch_npu.memory: ...")
                 pid=int(logged_pid) if logged_pid else None,
@@ -12759,7 +12778,7 @@ def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogRepo
             ev = LogEvent(
                 kind="monitored_barrier_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=rank,
                 remote_rank=int(m.group("root")),
                 exception_type="its send/recv with the coordinating rank failed",
@@ -12774,7 +12793,7 @@ def _monitored_barrier(lines: list[tuple[int, str, int | None]], report: LogRepo
                 LogEvent(
                     kind="monitored_barrier_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     missing_ranks=_rank_list(mm.group("ranks")),
                     timeout_ms=int(mm.group("ms")),
@@ -13615,7 +13634,7 @@ def _watchdog_deaths(lines: list[tuple[int, str, int | None]], report: LogReport
         ev = LogEvent(
             kind="watchdog_exception",
             line=no,
-            message=what[:300],
+            message=_quoted(what),
             rank=key[0],
             library=m.group("lib") or ("HCCL" if "HCCL" in line else "NCCL"),
         )
@@ -13690,7 +13709,7 @@ def _kernel_soc_mismatch(lines: list[tuple[int, str, int | None]], report: LogRe
             LogEvent(
                 kind="npu_kernel_soc_mismatch",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="Ascend C",
                 exception_type=f"its kernels were built for {m.group('built')}, the device is "
@@ -13780,7 +13799,7 @@ def _npu_op_failures(
         found[key] = LogEvent(
             kind="npu_op_failure",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             op=op,
             library="CANN aclnn",
@@ -13812,7 +13831,7 @@ def _op_kernels_missing(lines: list[tuple[int, str, int | None]], report: LogRep
         LogEvent(
             kind="library_missing",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             library="CANN operator kernels",
             exception_type=(
@@ -13968,7 +13987,7 @@ def _loader_failures(lines: list[tuple[int, str, int | None]], report: LogReport
         seen[key] = LogEvent(
             kind="library_missing",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             library=library,
             call=prog,
@@ -14023,7 +14042,7 @@ def _mpi_cma_errors(lines: list[tuple[int, str, int | None]], report: LogReport)
         ev = LogEvent(
             kind="mpi_transport_error",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             host=m.group("host"),
             pid=int(m.group("pid")),
@@ -14084,7 +14103,7 @@ def _stream_queues_exhausted(lines: list[tuple[int, str, int | None]], report: L
             LogEvent(
                 kind="npu_runtime_error",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 device=device,
                 call="halSqCqAllocate",
@@ -14156,7 +14175,7 @@ def _cuda_not_ready(lines: list[tuple[int, str, int | None]], report: LogReport)
                 LogEvent(
                     kind="gpu_driver_error",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     call="cuda_init",
                     code=coded.group("code") if coded else None,
@@ -14221,7 +14240,7 @@ def _horovod_shutdowns(lines: list[tuple[int, str, int | None]], report: LogRepo
             LogEvent(
                 kind="horovod_shutdown",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="Horovod",
                 exception_type="Horovod had shut down: its collectives were refused after an "
@@ -14252,7 +14271,7 @@ def _horovod_start_timeouts(lines: list[tuple[int, str, int | None]], report: Lo
         LogEvent(
             kind="launch_failed",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             library="Horovod",
             exception_type=f"horovodrun timed out waiting for {what}"
@@ -14529,7 +14548,7 @@ def _horovod_stalls(lines: list[tuple[int, str, int | None]], report: LogReport)
         LogEvent(
             kind="horovod_deadlock" if mismatch or shut or ended else "horovod_stall",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             library="Horovod",
             missing_ranks=sorted(missing) or None,
@@ -14816,7 +14835,7 @@ def _fp16_overflows(lines: list[tuple[int, str, int | None]], report: LogReport)
         LogEvent(
             kind="fp16_overflow",
             line=no,
-            message=m.string.strip()[:300],
+            message=_quoted(m.string.strip()),
             library="DeepSpeed",
             exception_type="; ".join(said),
             repeated_lines=[n for n, _ in overflows if n != no] or None,
@@ -14880,7 +14899,7 @@ def _alloc_retries(lines: list[tuple[int, str, int | None]], report: LogReport) 
         LogEvent(
             kind="alloc_retries",
             line=no,
-            message=m.string.strip()[:300],
+            message=_quoted(m.string.strip()),
             library="torchtitan",
             exception_type="; ".join(said),
             repeated_lines=[n for n, _ in hits[1:]] or None,
@@ -14969,7 +14988,7 @@ def _megatron_nan_grad_norm(lines: list[tuple[int, str, int | None]], report: Lo
         LogEvent(
             kind="loss_diverged",
             line=no,
-            message=it.string.strip()[:300],
+            message=_quoted(it.string.strip()),
             exception_type=f"the gradient norm is {g.group('loss').lower()} at iteration "
             f"{it.group('i')} of {it.group('n')}"
             + (f" and on {len(rows) - 1} more iteration line(s)" if len(rows) > 1 else "")
@@ -15063,7 +15082,7 @@ def _megatron_skipped_steps(lines: list[tuple[int, str, int | None]], report: Lo
         LogEvent(
             kind="step_skipped",
             line=line,
-            message=message.string.strip()[:300],
+            message=_quoted(message.string.strip()),
             library="Megatron",
             exception_type="; ".join(said)
             + "; Megatron goes on past a skipped step, which trained nothing",
@@ -15185,7 +15204,7 @@ def _hf_trainer_not_finite(lines: list[tuple[int, str, int | None]], report: Log
         LogEvent(
             kind="loss_diverged",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             exception_type=f"the Trainer's log record ({where or 'its step not in the copy'}): "
             + " and ".join(parts)
             + (
@@ -15251,7 +15270,7 @@ def _xla_oom(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             LogEvent(
                 kind="device_oom",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 # (a replica is a device the one process drives: a tag before the line, a
                 # copy's "[1] ", names no rank of XLA's where the line names its replica)
                 rank=None if m.group("replica") else tagged,
@@ -15365,7 +15384,7 @@ def _transcript_ended_by_signal(
     return LogEvent(
         kind="launcher_exit",
         line=no,
-        message=last.strip()[:300],
+        message=_quoted(last.strip()),
         exception_type=(
             f"the shell: the command, run under timeout {limit.group('limit')}, was ended by "
             "SIGTERM (timeout(1) sends it when the time is up): it had not finished by itself"
@@ -15443,7 +15462,7 @@ def _vllm_core_frames(
             LogEvent(
                 kind="launcher_exit",
                 line=no,
-                message=raw[no - 1].strip()[:300],
+                message=_quoted(raw[no - 1].strip()),
                 exception_type=f"vLLM (its engine core {proc} logged a traceback at ERROR from "
                 "core.py, the line it was logged under not in the copy: vLLM logs one there "
                 "only when the engine core fails to start or meets a fatal error"
@@ -15510,7 +15529,7 @@ def _vllm_worker_failures(
                 LogEvent(
                     kind="python_exception",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     exception_type="RuntimeError: a vLLM worker raised in the call its engine "
                     "core sent it (collective_rpc)"
@@ -15658,7 +15677,7 @@ def _vllm_worker_start_failures(
             LogEvent(
                 kind="launcher_exit",
                 line=no,
-                message=f"{prefixes}{_VLLM_WORKER_START}."[:300],
+                message=_quoted(f"{prefixes}{_VLLM_WORKER_START}."),
                 exception_type=f"vLLM (its worker did not start{why}"
                 + (
                     f"; its engine client then raised '{engine[1][:160]}' (line {engine[0]})"
@@ -16081,7 +16100,7 @@ def _tune_trials_failed(lines: list[tuple[int, str, int | None]], report: LogRep
             LogEvent(
                 kind="trial_failed",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 library="Ray Tune",
                 exception_type=(
                     f"{'at least ' if cut else ''}{len(trials)} trial(s) did not complete "
@@ -16197,7 +16216,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 LogEvent(
                     kind="launcher_exit",
                     line=no,
-                    message=message[:300],
+                    message=_quoted(message),
                     exception_type=launcher,
                     **fields,
                 )
@@ -16307,7 +16326,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launcher_exit",
                         line=at,
-                        message=told[:300],
+                        message=_quoted(told),
                         exception_type="Open MPI's signal handler",
                         host=host,
                         pid=pid,
@@ -16328,7 +16347,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launcher_exit",
                         line=no,
-                        message=f"{text} (the signal's own line is not in the copy)"[:300],
+                        message=_quoted(f"{text} (the signal's own line is not in the copy)"),
                         exception_type="Open MPI's signal handler",
                         host=fa.group("host"),
                         pid=pid,
@@ -16470,7 +16489,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launcher_exit",
                         line=no,
-                        message=text[:300],
+                        message=_quoted(text),
                         exception_type="UCX's signal handler",
                         host=us.group("host"),
                         pid=pid,
@@ -16642,7 +16661,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="job_cancelled",
                         line=no,
-                        message=line[sc.start() :].strip()[:300],
+                        message=_quoted(line[sc.start() :].strip()),
                         host=sc.group("host"),
                         exception_type=f"slurmstepd ({sc.group('what').lower()} "
                         f"{sc.group('id')} cancelled{why})",
@@ -16889,7 +16908,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launch_failed",
                         line=no,
-                        message=(text + (f" (after: {cause})" if cause else ""))[:300],
+                        message=_quoted(text + (f" (after: {cause})" if cause else "")),
                         exception_type="mpirun could not start its daemon on a node"
                         + (
                             " (127: the shell there found no orted, Open MPI is not on the "
@@ -16917,7 +16936,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launcher_exit",
                         line=no,
-                        message=text[:300],
+                        message=_quoted(text),
                         host=peer,
                         exception_type=f"{_MPI_PEER_LOST}{peer} disconnected from "
                         + (f"pid {fields['Local PID']} on " if fields.get("Local PID") else "")
@@ -16935,7 +16954,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launch_failed",
                         line=no,
-                        message=text[:300],
+                        message=_quoted(text),
                         exception_type=f"numactl refused its binding <{na.group('arg')}>"
                         + (f" (libnuma: {why})" if why else "")
                         + ": the CPUs or NUMA nodes it names are not this host's, and the "
@@ -16951,7 +16970,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launch_failed",
                         line=no,
-                        message=text[:300],
+                        message=_quoted(text),
                         exception_type=f"srun could not create the job step of job "
                         f"{st.group('job')}: {st.group('why')}",
                         root_cause=True,
@@ -16964,7 +16983,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launch_failed",
                         line=no,
-                        message=text[:300],
+                        message=_quoted(text),
                         exception_type=f"Open MPI's runtime (ORTE) stopped its daemon "
                         f"{ft.group('daemon')}: {ft.group('what')} (in {ft.group('where')})"
                         + (
@@ -16991,7 +17010,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launch_failed",
                         line=no,
-                        message=text[:300],
+                        message=_quoted(text),
                         exception_type=f"mpirun refused to start {ns.group('n')} processes: not "
                         "enough slots on the hosts it was given"
                         + (f" (for {app})" if app.startswith(("/", "./")) else ""),
@@ -17010,7 +17029,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             ev = LogEvent(
                 kind="launcher_exit",
                 line=no,
-                message=text[:300],
+                message=_quoted(text),
                 root_cause=True,
                 exception_type="mpirun",
             )
@@ -17066,7 +17085,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="launcher_exit",
                         line=no,
-                        message=f"{line.strip()} {rest}".strip()[:300],
+                        message=_quoted(f"{line.strip()} {rest}".strip()),
                         exception_type="mpirun",
                         root_cause=True,
                     )
@@ -17333,7 +17352,7 @@ def _ucx_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
             LogEvent(
                 kind="ucx_error",
                 line=no,
-                message=line[start:].strip()[:300],
+                message=_quoted(line[start:].strip()),
                 rank=tagged,
                 host=m.group("host"),
                 pid=int(m.group("pid")) if m.group("pid") else None,
@@ -17377,7 +17396,7 @@ def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
             LogEvent(
                 kind="launcher_exit",
                 line=no,
-                message=line[pe.start() :].strip()[:300],
+                message=_quoted(line[pe.start() :].strip()),
                 rank=tagged,
                 pid=int(pe.group("pid")),
                 exception_type=f"msrun: its worker process ended with an exception{also}",
@@ -17392,7 +17411,7 @@ def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
                 LogEvent(
                     kind="launcher_exit",
                     line=no,
-                    message=line[line.index(_MSRUN_WORKER_EXIT) :].strip()[:300],
+                    message=_quoted(line[line.index(_MSRUN_WORKER_EXIT) :].strip()),
                     rank=tagged,
                     exception_type=f"msrun{also}",
                 )
@@ -17406,7 +17425,7 @@ def _msrun(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
                 LogEvent(
                     kind="coordination_timeout",
                     line=no,
-                    message=line[m.start() :].strip()[:300],
+                    message=_quoted(line[m.start() :].strip()),
                     rank=tagged,
                     exception_type="nodes timed out",
                     library="MindSpore cluster (msrun)",
@@ -17530,7 +17549,7 @@ def _hccl_plog_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             first = LogEvent(
                 kind="hccl_plog_error",
                 line=no,
-                message=_PLOG_HEAD_RE.sub("", line.strip())[:300],
+                message=_quoted(_PLOG_HEAD_RE.sub("", line.strip())),
                 rank=tagged,
             )
             first.library = "HCCL"
@@ -18507,7 +18526,7 @@ def _devices_not_offered(lines: list[tuple[int, str, int | None]], report: LogRe
             LogEvent(
                 kind="device_not_offered",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 host=None if key[0] == "this node" or key[0].startswith("pod ") else key[0],
                 library="NVIDIA device plugin" if key[1] == "nvidia.com/gpu" else "scheduler",
@@ -18731,7 +18750,7 @@ def _pyxis_failures(lines: list[tuple[int, str, int | None]], report: LogReport)
             LogEvent(
                 kind="container_start_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="pyxis",
                 exception_type=f"pyxis (Slurm's container plugin): {m.group('what')}"
@@ -19059,7 +19078,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                     LogEvent(
                         kind="fabric_manager_failed",
                         line=no,
-                        message=s[:300],
+                        message=_quoted(s),
                         rank=tagged,
                         host=None,  # (its block's, once read: below)
                         library="Fabric Manager",
@@ -19077,7 +19096,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
             nothing = LogEvent(
                 kind="fabric_manager_unneeded",
                 line=no,
-                message=s[:300],
+                message=_quoted(s),
                 rank=tagged,
                 host=_journal_host(line),
                 library="Fabric Manager",
@@ -19091,7 +19110,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
             failed = LogEvent(
                 kind="fabric_manager_failed",
                 line=no,
-                message=s[:300],
+                message=_quoted(s),
                 rank=tagged,
                 host=_journal_host(line),
                 library="Fabric Manager",
@@ -19104,7 +19123,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
             failed = LogEvent(
                 kind="fabric_manager_failed",
                 line=no,
-                message=s[:300],
+                message=_quoted(s),
                 rank=tagged,
                 host=_journal_host(line) or _node_prefix(line),
                 library="Fabric Manager",
@@ -19141,7 +19160,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
             failed = LogEvent(
                 kind="fabric_manager_failed",
                 line=no,
-                message=s[:300],
+                message=_quoted(s),
                 rank=tagged,
                 host=_journal_host(line),
                 library="Fabric Manager",
@@ -19279,7 +19298,7 @@ def _thread_limits(lines: list[tuple[int, str, int | None]], report: LogReport) 
             LogEvent(
                 kind="thread_limit",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 host=host,
                 exception_type="a process could not create a thread (EAGAIN): the limit on "
@@ -19356,7 +19375,7 @@ def _dms_fault_events(lines: list[tuple[int, str, int | None]], report: LogRepor
             LogEvent(
                 kind="npu_fault_event",
                 line=no,
-                message=m.group(0)[:300],
+                message=_quoted(m.group(0)),
                 rank=tagged,
                 device=int(m.group("dev")),
                 code=m.group("id"),
@@ -19405,7 +19424,7 @@ def _ddp_unused_parameters(lines: list[tuple[int, str, int | None]], report: Log
         ev = LogEvent(
             kind="ddp_unused_parameters",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             rank=tagged,
             exception_type=(m.group("exc") or "RuntimeError").rsplit(".", 1)[-1],
             library="torch.distributed",
@@ -19585,7 +19604,7 @@ def _collective_mismatches(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="collective_fingerprint_mismatch",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=rank if tagged is None else tagged,
                 remote_rank=int(other.group("rank")) if other else None,
                 op=op_name(own["OpType"]) if "OpType" in own else None,
@@ -19634,7 +19653,7 @@ def _kernel_driver_error(lines: list[tuple[int, str, int | None]]) -> LogEvent |
         return LogEvent(
             kind="hccl_plog_error",
             line=no,
-            message=" / ".join(w for w in said if w)[:300],
+            message=_quoted(" / ".join(w for w in said if w)),
             rank=tagged,
             library=f"device kernel ({m.group('mod')})",
             exception_type=f"device driver error ({m.group('mod')}, {m.group('fn')})",
@@ -19999,7 +20018,7 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
             kind="hccl_plog_error",
             line=no,
             # (from its level on: a grep's file name before it is no part of it)
-            message=_PLOG_HEAD_RE.sub("", line[m.start() :].strip())[:300],
+            message=_quoted(_PLOG_HEAD_RE.sub("", line[m.start() :].strip())),
             rank=tagged,
             device=int(device.group(1)) if device else None,
             pid=pid,
@@ -20225,7 +20244,7 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
             ev = LogEvent(
                 kind="hccl_plog_error",
                 line=no,
-                message=line.lstrip()[m.end() :].strip()[:300],
+                message=_quoted(line.lstrip()[m.end() :].strip()),
                 rank=tagged,
                 library=m.group("mod"),
                 # (the failure after it is HCCL's, or the runtime's own coded one)
@@ -20369,7 +20388,7 @@ def _coordinator_refused(lines: list[tuple[int, str, int | None]], report: LogRe
             LogEvent(
                 kind="coordination_timeout",
                 line=min(first_no, said[0][0]),
-                message=f"{ip}:{port}: Connection refused"[:300],
+                message=_quoted(f"{ip}:{port}: Connection refused"),
                 rank=ranks[0] if ranks else None,
                 code="UNAVAILABLE",
                 remote_ip=ip,
@@ -20407,7 +20426,7 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="coordination_timeout",
                 line=first_no,
-                message=first.group(0)[:300],
+                message=_quoted(first.group(0)),
                 exception_type="NCCL clique set-up stuck",
                 library="XLA rendezvous",
                 ran_for_ms=int(first.group("s")) * 1000,
@@ -20430,7 +20449,7 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
             ev = LogEvent(
                 kind="coordination_timeout",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 group=m.group("id"),
                 exception_type="cluster registration"
@@ -20459,7 +20478,7 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
                 LogEvent(
                     kind="coordination_timeout",
                     line=no,
-                    message=line[inc.start() :].strip()[:300],
+                    message=_quoted(line[inc.start() :].strip()),
                     rank=tagged,
                     exception_type="task restarted",
                     library="XLA coordination service",
@@ -20481,7 +20500,7 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
                 LogEvent(
                     kind="coordination_timeout",
                     line=no,
-                    message=line[a.start() :].strip()[:300],
+                    message=_quoted(line[a.start() :].strip()),
                     rank=tagged,
                     code=a.group("code"),
                     call=rpc,
@@ -20506,7 +20525,7 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
                     kind="coordination_timeout",
                     line=no,
                     # (from the failure the status closes, past glog's "E0403 ... file.cc:N] ")
-                    message=line[line.rfind("] ", 0, at) + 2 :].strip()[:300],
+                    message=_quoted(line[line.rfind("] ", 0, at) + 2 :].strip()),
                     rank=tagged,
                     code="DEADLINE_EXCEEDED",
                     call=key[:120] + ("..." if len(key) > 120 else ""),
@@ -20530,7 +20549,7 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
                 LogEvent(
                     kind="coordination_timeout",
                     line=no,
-                    message=line[h.start() :].strip()[:300],
+                    message=_quoted(line[h.start() :].strip()),
                     rank=tagged,
                     exception_type="heartbeat time-out",
                     library="XLA coordination service",
@@ -20550,7 +20569,7 @@ def _coordination_timeouts(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="coordination_timeout",
                 line=no,
-                message=lines[index][1].strip()[:300],
+                message=_quoted(lines[index][1].strip()),
                 rank=lines[index][2],
                 code=status,
                 call=r.group("rpc"),
@@ -20611,7 +20630,7 @@ def _gloo_connectivity(lines: list[tuple[int, str, int | None]], report: LogRepo
             LogEvent(
                 kind="gloo_error",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=int(rank),
                 exception_type=f"gloo's full mesh came up with {n} of {expected} peers"
                 + (f": not connected to rank(s) {peers}" if peers else ""),
@@ -20644,7 +20663,7 @@ def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
                 LogEvent(
                     kind="gloo_error",
                     line=no,
-                    message=line[c.start() :].strip()[:300],
+                    message=_quoted(line[c.start() :].strip()),
                     rank=int(c.group("rank")),
                     rank_size=int(c.group("size")),
                     ip=c.group("lip"),
@@ -20680,7 +20699,7 @@ def _gloo_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
             LogEvent(
                 kind="gloo_error",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 remote_ip=peer.group("ip") if peer else None,
                 port=int(peer.group("port")) if peer else None,
@@ -20740,7 +20759,7 @@ def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
                 LogEvent(
                     kind="nccl_warning",
                     line=no,
-                    message=o.group("what")[:300],
+                    message=_quoted(o.group("what")),
                     rank=tagged,
                     library="NCCL",
                     call=f"{o.group('func')}:{o.group('ln')}",
@@ -20767,7 +20786,7 @@ def _net_plugin_warnings(lines: list[tuple[int, str, int | None]], report: LogRe
                 LogEvent(
                     kind="libfabric_warning",
                     line=no,
-                    message=line[f.start() :].strip()[:300],
+                    message=_quoted(line[f.start() :].strip()),
                     rank=tagged,
                     pid=int(f.group("pid")),
                     exception_type=what + (f" (peer host id {peer.group(1)})" if peer else ""),
@@ -20811,7 +20830,7 @@ def _nccl_connect_retries(lines: list[tuple[int, str, int | None]], report: LogR
             ev = seen[(host, pid, why)] = LogEvent(
                 kind="nccl_connect_retry",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 host=host,
                 pid=int(pid) if pid else None,
@@ -20854,7 +20873,7 @@ def _ray_placement(lines: list[tuple[int, str, int | None]], report: LogReport) 
                     LogEvent(
                         kind="ray_placement",
                         line=no,
-                        message=line[m.start() :].strip()[:300],
+                        message=_quoted(line[m.start() :].strip()),
                         rank=tagged,
                         exception_type=f"no node can hold {m.group('ask')}",
                         library="Ray",
@@ -20872,7 +20891,7 @@ def _ray_placement(lines: list[tuple[int, str, int | None]], report: LogReport) 
             LogEvent(
                 kind="ray_placement",
                 line=no,
-                message=text[:300],
+                message=_quoted(text),
                 rank=tagged,
                 timeout_ms=seconds * 1000,
                 exception_type="the placement group of the job's workers was not created",
@@ -20906,7 +20925,7 @@ def _vllm_tp_spread(lines: list[tuple[int, str, int | None]], report: LogReport)
             first = LogEvent(
                 kind="vllm_tp_spread",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 rank_size=int(m.group("tp")),
                 library="vLLM",
@@ -21001,7 +21020,7 @@ def _mooncake_handshakes(lines: list[tuple[int, str, int | None]], report: LogRe
         said[what] = LogEvent(
             kind="rdma_handshake_failed",
             line=no,
-            message=line[m.start("what") - len("[Handshake] ") :].strip()[:300],
+            message=_quoted(line[m.start("what") - len("[Handshake] ") :].strip()),
             rank=tagged,
             code=code,
             code_name=errno.errorcode.get(int(code)) if code else None,
@@ -21026,7 +21045,7 @@ def _deepep_timeouts(lines: list[tuple[int, str, int | None]], report: LogReport
             LogEvent(
                 kind="deepep_timeout",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=rank,
                 exception_type=what,
                 library="DeepEP",
@@ -21337,7 +21356,7 @@ def _cuda_failures(lines: list[tuple[int, str, int | None]], report: LogReport) 
         ev = LogEvent(
             kind="device_oom" if what.startswith("out of memory") else "cuda_error",
             line=no,
-            message=line[start:].strip()[:300],
+            message=_quoted(line[start:].strip()),
             host=host,
             rank=tagged,
             call=where,
@@ -21404,7 +21423,7 @@ def _xla_executor_failures(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="cuda_error",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 device=device,
                 call=m.group("call"),
@@ -21580,7 +21599,7 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         ev = LogEvent(
             kind="npu_runtime_error",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             code=str(code),
             code_name=ACL_RT_ERRORS.get(code),
             rank=tagged,
@@ -21751,7 +21770,7 @@ def _exception_callback_reports(
         firsts[key] = ev = LogEvent(
             kind="npu_runtime_error",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             code=str(code),
             code_name=ACL_RT_ERRORS.get(code),
             rank=tagged,
@@ -21835,7 +21854,7 @@ def _uncoded_runtime_reasons(lines: list[tuple[int, str, int | None]], report: L
             LogEvent(
                 kind="npu_runtime_error",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 code=str(code) if code is not None else None,
                 code_name=ACL_RT_ERRORS.get(code) if code is not None else None,
                 rank=tagged,
@@ -21983,7 +22002,7 @@ def _orphan_last_error(lines: list[tuple[int, str, int | None]]) -> LogEvent | N
             return LogEvent(
                 kind="nccl_warning",
                 line=no,
-                message=text[:300],
+                message=_quoted(text),
                 rank=tagged,
                 host=host,
                 library="NCCL",
@@ -22040,7 +22059,7 @@ def cut_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     return LogEvent(
         kind="python_exception",
         line=no,
-        message=told[:300],
+        message=_quoted(told),
         rank=tagged,
         op=op,
         exception_type="unknown (cut before the exception)",
@@ -22142,7 +22161,7 @@ def _coordination_shutdown(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="coordination_shutdown_failed",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 ip=peer.group("ip") if peer else None,
                 port=int(peer.group("port")) if peer else None,
@@ -22226,7 +22245,7 @@ def rich_traceback(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
         return LogEvent(
             kind="python_exception",
             line=ex_no,
-            message=f"{said} (Rich's traceback; last frame: {last})"[:300],
+            message=_quoted(f"{said} (Rich's traceback; last frame: {last})"),
             rank=ex_tagged,
             op=op,
             exception_type=said.split(":", 1)[0].rsplit(".", 1)[-1],
@@ -22278,7 +22297,7 @@ def lone_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     return LogEvent(
         kind="python_exception",
         line=no,
-        message=said[:300],
+        message=_quoted(said),
         rank=tagged,
         exception_type=said.split(":", 1)[0].rsplit(".", 1)[-1],
     )
@@ -22393,7 +22412,7 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 return LogEvent(
                     kind="python_exception",
                     line=no,
-                    message=text[:300],
+                    message=_quoted(text),
                     rank=int(grad.group("rank")) if grad else tagged,
                     device=int(grad.group("dev")) if grad and grad.group("dev") else None,
                     host=grad.group("node") if grad and grad.group("node") else None,
@@ -22434,7 +22453,7 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         return LogEvent(
             kind="python_exception",
             line=no,
-            message=text[:300],
+            message=_quoted(text),
             rank=tagged,
             exception_type=text.split(":", 1)[0].rsplit(".", 1)[-1],
             library="torch.distributed" if inside else None,
@@ -22467,7 +22486,7 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
         return LogEvent(
             kind="python_exception",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=int(rt.group("rank")) if rt.group("rank") else tagged,
             exception_type=inner,
             # (torch's DistError classes, c10/util/Exception.h: DistBackendError,
@@ -22486,7 +22505,7 @@ def python_exception(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
             return LogEvent(
                 kind="python_exception",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 exception_type="Fatal Python error",
             )
@@ -23909,7 +23928,7 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
                 LogEvent(
                     kind="python_exception",
                     line=exc_no,
-                    message=exc_text[:300],
+                    message=_quoted(exc_text),
                     rank=rank if rank >= 0 else tagged,
                     device=device if device >= 0 else None,
                     pid=pid,
@@ -24092,7 +24111,7 @@ def _watchdog_timeout_stacks(lines: list[tuple[int, str, int | None]], report: L
             LogEvent(
                 kind="watchdog_timeout",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="NCCL",
                 exception_type="the watchdog's time-out check threw (its stack, frame "
@@ -24128,7 +24147,7 @@ def _blocking_wait_timeouts(lines: list[tuple[int, str, int | None]], report: Lo
             LogEvent(
                 kind="watchdog_timeout",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=rank,
                 op=m.group("op"),
                 timeout_ms=int(m.group("ms")) if m.group("ms") else None,
@@ -24189,7 +24208,7 @@ def _watchdog_cuda_check_stacks(
         LogEvent(
             kind="watchdog_failure",
             line=no,
-            message=text.strip()[:300],
+            message=_quoted(text.strip()),
             library="NCCL",
             exception_type="the process group's watchdog met a CUDA error as it checked whether "
             "a collective had finished (c10_cuda_check_implementation under WorkNCCL::isCompleted, "
@@ -24218,7 +24237,7 @@ def _watchdog_abort_stacks(lines: list[tuple[int, str, int | None]], report: Log
         LogEvent(
             kind="watchdog_failure",
             line=no,
-            message=lines[[n for n, _, _ in lines].index(no)][1].strip()[:300],
+            message=_quoted(lines[[n for n, _, _ in lines].index(no)][1].strip()),
             rank=tagged,
             library="HCCL" if m.group("lib") == "H" else "NCCL",
             exception_type=f"the process group's watchdog thread rethrew a collective's error "
@@ -24257,7 +24276,7 @@ def _watchdog_raised_stacks(lines: list[tuple[int, str, int | None]], report: Lo
             LogEvent(
                 kind="watchdog_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="NCCL",
                 exception_type="the process group's watchdog thread ended on an exception "
@@ -24813,7 +24832,7 @@ def _pg_debug_dumps(lines: list[tuple[int, str, int | None]], report: LogReport)
             LogEvent(
                 kind="pg_debug_dump",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=rank,
                 group=group,
                 library=m.group("lib"),
@@ -24841,7 +24860,7 @@ def _pg_dump_waits(lines: list[tuple[int, str, int | None]], report: LogReport) 
             LogEvent(
                 kind="pg_dump_unfinished",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=rank,
                 group=group,
                 timeout_ms=int(m.group(1)),
@@ -24865,7 +24884,7 @@ def _pg_abort_timeouts(lines: list[tuple[int, str, int | None]], report: LogRepo
             LogEvent(
                 kind="pg_abort_timeout",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=rank,
                 timeout_ms=int(m.group(1)),
                 group=_pg(_PG_RE.search(line)),
@@ -24979,7 +24998,7 @@ def _tsch_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport
             LogEvent(
                 kind="npu_device_exception",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 device=int(task.group("dev")),
                 code=task.group("code"),
@@ -25010,7 +25029,7 @@ def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: Log
         ev = LogEvent(
             kind="npu_device_exception",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             device=key[0],
             pid=int(head.group("pid")),
@@ -25202,7 +25221,7 @@ def _bare_task_exceptions(lines: list[tuple[int, str, int | None]], report: LogR
             LogEvent(
                 kind="npu_device_exception",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 device=device,
                 op=op,
@@ -25271,7 +25290,7 @@ def _bare_core_exceptions(
             LogEvent(
                 kind="npu_device_exception",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 device=device,
                 code=m.group("code"),
@@ -25455,7 +25474,7 @@ def _mindspore_group_failures(lines: list[tuple[int, str, int | None]], report: 
             LogEvent(
                 kind="comm_group_failure",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 pid=pid,
                 group=group,
@@ -25491,7 +25510,7 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
             LogEvent(
                 kind="input_pipeline_failure",
                 line=no,
-                message=line[line.find("GetNext error") :].strip()[:300],
+                message=_quoted(line[line.find("GetNext error") :].strip()),
                 rank=tagged,
                 pid=pid,
                 device=int(task.group("device")) if task else None,
@@ -25530,7 +25549,7 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
                 LogEvent(
                     kind="input_pipeline_failure",
                     line=no,
-                    message=line[line.find("Task fail infos") :].strip()[:300],
+                    message=_quoted(line[line.find("Task fail infos") :].strip()),
                     rank=tagged,
                     device=int(fail.group("device")) if fail else None,
                     code=fail.group("code") if fail else None,
@@ -25554,7 +25573,7 @@ def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
             LogEvent(
                 kind="input_pipeline_failure",
                 line=no,
-                message=line[k.start() :].strip()[:300],
+                message=_quoted(line[k.start() :].strip()),
                 rank=tagged,
                 device=int(k.group("device")) if k.group("device") else None,
                 library="CANN AI CPU",
@@ -25644,7 +25663,7 @@ def _task_queue_exits(lines: list[tuple[int, str, int | None]], report: LogRepor
             LogEvent(
                 kind="npu_device_exception",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 device=int(device.group(1)) if device else None,
                 pid=int(pid.group(1)) if pid else None,
@@ -25675,7 +25694,7 @@ def _gpu_hw_exceptions(lines: list[tuple[int, str, int | None]], report: LogRepo
             LogEvent(
                 kind="gpu_hw_exception",
                 line=no,
-                message=said.strip()[:300],
+                message=_quoted(said.strip()),
                 rank=tagged,
                 host=None,
                 exception_type=f"{why} (GPU {node})" if node else why,
@@ -26080,7 +26099,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         events[key] = LogEvent(
             kind="gpu_driver_fault" if fault else "gpu_driver_error",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             rank=tagged,
             host=host,
             code=code,
@@ -26101,7 +26120,7 @@ def _nvrm_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         events[key] = LogEvent(
             kind="gpu_driver_error",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             rank=tagged,
             code=sxid,
             library="NVSwitch driver",
@@ -26274,7 +26293,7 @@ def _silent_checks(lines: list[tuple[int, str, int | None]], report: LogReport) 
             LogEvent(
                 kind="silent_check",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 device=device,
                 exception_type=f"the silent data corruption check found a value of {m.group('val')}"
@@ -26303,7 +26322,7 @@ def _kernel_panics(lines: list[tuple[int, str, int | None]], report: LogReport) 
             LogEvent(
                 kind="kernel_panic",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 pid=int(task.group("pid")) if task else None,
                 exception_type=f"the kernel panicked: {m.group('why')}"
@@ -26336,7 +26355,7 @@ def _hung_tasks(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
         ev = LogEvent(
             kind="hung_task",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             rank=tagged,
             pid=int(m.group("pid")),
             ran_for_ms=int(m.group("s")) * 1000,
@@ -26491,7 +26510,7 @@ def _pcie_aer_errors(lines: list[tuple[int, str, int | None]], report: LogReport
         events[key] = LogEvent(
             kind=_AER_KINDS.get(cls, "pcie_aer_fatal"),
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             rank=tagged,
             host=host,
             code=cls,
@@ -26620,7 +26639,7 @@ def _device_count_failures(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="npu_dcmi_error",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 code=str(code),
                 code_name=name,
@@ -26668,7 +26687,7 @@ def _dcgm_health_incidents(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="dcgm_health_incident",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 device=int(m.group("gpu")),
                 library="DCGM",
@@ -26924,7 +26943,7 @@ def _imp_link_faults(lines: list[tuple[int, str, int | None]], report: LogReport
         ev = LogEvent(
             kind="npu_port_link_fault",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             code=IMP_LINK_FAULT_CODE,
             code_name="Fiber/Copper cable link fault",
             device=device,
@@ -27262,7 +27281,7 @@ def _mindformers_norm_stop(lines: list[tuple[int, str, int | None]], report: Log
             LogEvent(
                 kind="python_exception",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tag,
                 exception_type=(
                     "ValueError: MindSpore Transformers' skip-data guard stopped the training at "
@@ -27342,7 +27361,7 @@ def _nvvs_log(lines: list[tuple[int, str, int | None]], report: LogReport) -> bo
             LogEvent(
                 kind="dcgm_diag_log_error",
                 line=no,
-                message=msg[:300],
+                message=_quoted(msg),
                 rank=tagged,
                 pid=int(pid),
                 library="DCGM diagnostic (NVVS)",
@@ -27360,7 +27379,7 @@ def _nvvs_log(lines: list[tuple[int, str, int | None]], report: LogReport) -> bo
             LogEvent(
                 kind="dcgm_diag_log_error",
                 line=no,
-                message=msg[:300],
+                message=_quoted(msg),
                 rank=tagged,
                 pid=int(pid),
                 library="DCGM diagnostic (NVVS)",
@@ -27449,7 +27468,7 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
                 LogEvent(
                     kind="npu_driver_startup",
                     line=no,
-                    message=line[m.start() :].strip()[:300],
+                    message=_quoted(line[m.start() :].strip()),
                     rank=tagged,
                     host=host,
                     device=device,
@@ -27489,7 +27508,7 @@ def _npu_host_driver_errors(lines: list[tuple[int, str, int | None]], report: Lo
         events[key] = LogEvent(
             kind="npu_driver_error",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             rank=tagged,
             host=host,
             device=device,
@@ -27688,7 +27707,7 @@ def _reset_refusals(
             LogEvent(
                 kind="gpu_driver_error",
                 line=no,
-                message=t.strip()[:300],
+                message=_quoted(t.strip()),
                 rank=tagged,
                 host=host,
                 library="nvidia-smi",
@@ -27724,7 +27743,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                 LogEvent(
                     kind="gpu_driver_error",
                     line=no,
-                    message=line[pm.start() :].strip()[:300],
+                    message=_quoted(line[pm.start() :].strip()),
                     rank=tagged,
                     library="nvidia-peermem",
                 ),
@@ -27767,7 +27786,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                 LogEvent(
                     kind="gpu_driver_fault" if lost else "gpu_driver_error",
                     line=no,
-                    message=text[:300],
+                    message=_quoted(text),
                     rank=tagged,
                     # (the shell prompt that ran nvidia-smi just above names the node)
                     host=_prompt_host_above(lines, no, "nvidia-smi"),
@@ -27805,7 +27824,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                 LogEvent(
                     kind="gpu_driver_error",
                     line=no,
-                    message=text[:300],
+                    message=_quoted(text),
                     rank=tagged,
                     library="dcgmi",
                     exception_type="dcgmi could not reach DCGM's host engine (nv-hostengine)"
@@ -27826,7 +27845,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                 LogEvent(
                     kind="gpu_driver_error",
                     line=no,
-                    message=text[:300],
+                    message=_quoted(text),
                     rank=tagged,
                     library="nvidia-smi",
                     exception_type=f"NVML refused the query for want of rights: {perm.group('what')} "
@@ -27867,7 +27886,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                 LogEvent(
                     kind="rdma_no_device",
                     line=no,
-                    message=text[:300],
+                    message=_quoted(text),
                     rank=tagged,
                     library="libibverbs",
                     exception_type=f"libibverbs saw the RDMA device {nd.group('dev')} but no "
@@ -27892,7 +27911,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                 LogEvent(
                     kind="rdma_no_device",
                     line=no,
-                    message=text[:300],
+                    message=_quoted(text),
                     rank=tagged,
                     library="ibstatus" if text.startswith("Fatal error") else "libibverbs",
                     exception_type=(
@@ -28015,7 +28034,7 @@ def _carrier_losses(lines: list[tuple[int, str, int | None]], report: LogReport)
                 ev = LogEvent(
                     kind="link_carrier_lost",
                     line=no,
-                    message=line[start:].strip()[:300],
+                    message=_quoted(line[start:].strip()),
                     rank=tagged,
                     host=key[0],
                     library=library,
@@ -28107,7 +28126,7 @@ def _bmc_fault_events(lines: list[tuple[int, str, int | None]], report: LogRepor
             ev = LogEvent(
                 kind="bmc_fault" if known else "bmc_event",
                 line=no,
-                message=line[m.start() :].strip()[:300],
+                message=_quoted(line[m.start() :].strip()),
                 rank=tagged,
                 code=code,
                 code_name=BMC_ALARMS.get(code),
@@ -28307,7 +28326,7 @@ def _pg_timeout_warnings(
             seen[key] = LogEvent(
                 kind="pg_timeout_warning",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 timeout_ms=watchdog_ms,
                 library="HCCL",
@@ -28369,7 +28388,7 @@ def _gloo_loopback(lines: list[tuple[int, str, int | None]], report: LogReport) 
             first = LogEvent(
                 kind="gloo_loopback",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="Gloo",
             )
@@ -28411,7 +28430,7 @@ def _verl_platform_unavailable(lines: list[tuple[int, str, int | None]], report:
         first = LogEvent(
             kind="accelerator_unavailable",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             library="verl",
             call=m.group("cls"),
@@ -28439,7 +28458,7 @@ def _ranktable_device_ip_unset(lines: list[tuple[int, str, int | None]], report:
             LogEvent(
                 kind="hccl_plog_error",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="HCCL",
                 exception_type=DEVICE_IP_UNSET_SAID,
@@ -28520,7 +28539,7 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
             per_host[host] = LogEvent(
                 kind="nccl_no_gdr",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 host=host,
                 library="NCCL",
@@ -28557,7 +28576,7 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
         per_host[host] = LogEvent(
             kind="nccl_no_gdr",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             host=host,
             library="NCCL",
@@ -28582,7 +28601,7 @@ def net_without_gdr(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
         per_host[host] = replace(
             ev,
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             exception_type=f"{ev.exception_type}; NCCL says so after connecting its rings "
             f"('use ring PXN {r.group('pxn')} GDR 0': GDR 0, GPU Direct RDMA off; its first "
             f"channel line over the network is line {ev.line})",
@@ -28646,7 +28665,7 @@ def nvlink_asymmetry(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]
         events[(host, frozenset((src, dst)))] = LogEvent(
             kind="nccl_nvlink_asymmetric",
             line=min(no, back[1]),
-            message=(line if no <= back[1] else back[2])[:300],
+            message=_quoted(line if no <= back[1] else back[2]),
             rank=tagged,
             host=host,
             library="NCCL",
@@ -28775,7 +28794,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             per_host[host] = LogEvent(
                 kind="nccl_socket_network",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 host=host,
                 library="NCCL",
@@ -28930,7 +28949,7 @@ def _socket_network(lines: list[tuple[int, str, int | None]], report: LogReport)
             LogEvent(
                 kind="nccl_socket_network",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="NCCL",
                 exception_type="NCCL sets its channels up over TCP sockets, to a peer on another "
@@ -29023,7 +29042,7 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
             ev = LogEvent(
                 kind="store_barrier_wait",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=rank,
                 rank_size=world,
                 numel=joined,
@@ -29135,7 +29154,7 @@ def _duplicate_gpus(lines: list[tuple[int, str, int | None]], report: LogReport)
             LogEvent(
                 kind="duplicate_gpu",
                 line=seen[second],
-                message=lines[seen[second] - 1][1].strip()[:300],
+                message=_quoted(lines[seen[second] - 1][1].strip()),
                 rank=second,
                 host=host,
                 library="NCCL",
@@ -29212,7 +29231,7 @@ def _duplicate_ranks(lines: list[tuple[int, str, int | None]], report: LogReport
             LogEvent(
                 kind="duplicate_rank",
                 line=no,
-                message=first.strip()[:300],
+                message=_quoted(first.strip()),
                 rank=rank,
                 rank_size=int(size),
                 exception_type=f"global rank {rank} of {size} initialised by the processes {by}"
@@ -29394,7 +29413,7 @@ def _recorder_off(lines: list[tuple[int, str, int | None]], report: LogReport) -
             first = LogEvent(
                 kind="pg_settings",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 numel=0,
                 library="NCCL",
@@ -29456,7 +29475,7 @@ def _pg_settings(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         ev = LogEvent(
             kind="pg_settings",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=rank,
             rank_size=size,
             group=pg,
@@ -29527,7 +29546,7 @@ def _autopilot_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             LogEvent(
                 kind="nhc_failure",
                 line=no,
-                message=stripped[:300],
+                message=_quoted(stripped),
                 rank=tagged,
                 host=host,
                 code=m.group("check"),
@@ -29604,7 +29623,7 @@ def _mindie_server(
                 LogEvent(
                     kind="service_start_failure",
                     line=first_no,
-                    message=first.string[first.start() :].strip()[:300],
+                    message=_quoted(first.string[first.start() :].strip()),
                     code=first.group("code") if said_before else None,
                     rank=tagged,
                     host=server[0] or None,
@@ -29644,7 +29663,7 @@ def _mindie_server(
             answered[key] = LogEvent(
                 kind="service_http_error",
                 line=no,
-                message=line[r.start() :].strip()[:300],
+                message=_quoted(line[r.start() :].strip()),
                 code=r.group("status"),
                 rank=tagged,
                 library="MindIE Server",
@@ -29801,7 +29820,7 @@ def _mindie_daemon_exits(lines: list[tuple[int, str, int | None]], report: LogRe
         LogEvent(
             kind="mindie_error",
             line=first_no,
-            message=first.string[first.start() :].strip()[:300],
+            message=_quoted(first.string[first.start() :].strip()),
             code=code,
             rank=next((r for no, _, r in lines if no == first_no), None),
             library="MindIE Server",
@@ -29844,7 +29863,7 @@ def _mindie_coded_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEv
         found[code] = LogEvent(
             kind="mindie_error",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             code=code,
             rank=tagged,
             library=logged_by or MINDIE_CODE_COMPONENTS.get(m.group("comp"), "MindIE"),
@@ -29939,7 +29958,7 @@ def _permission_check_warnings(lines: list[tuple[int, str, int | None]], report:
         event = LogEvent(
             kind="file_permission_warning",
             line=no,
-            message=line[m.start() :].strip()[:300],
+            message=_quoted(line[m.start() :].strip()),
             rank=tagged,
             library=library,
             exception_type=said,
@@ -30002,7 +30021,7 @@ def _atb_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                     LogEvent(
                         kind="model_error",
                         line=no,
-                        message=line[mm.start() :].strip()[:300],
+                        message=_quoted(line[mm.start() :].strip()),
                         rank=int(mm.group("rank")),
                         library="MindIE",
                         exception_type=re.sub(r"\s+", " ", mm.group("what"))[:200],
@@ -30026,7 +30045,7 @@ def _atb_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> 
                 LogEvent(
                     kind="npu_runtime_error",
                     line=no,
-                    message=line[a.start() :].strip()[:300],
+                    message=_quoted(line[a.start() :].strip()),
                     rank=tagged,
                     pid=int(pid) if pid else None,
                     code=str(code),
@@ -30094,7 +30113,7 @@ def _mindspore_unregistered(lines: list[tuple[int, str, int | None]], report: Lo
             LogEvent(
                 kind="mindspore_unregistered",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=int(kept.group("rank")) if kept else tagged,
                 pid=pid,
                 library="MindSpore",
@@ -30161,7 +30180,7 @@ def _nhc_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -
             LogEvent(
                 kind="nhc_failure",
                 line=no,
-                message=stripped[:300],
+                message=_quoted(stripped),
                 rank=tagged,
                 host=m.group("host"),
                 code=check or None,
@@ -30209,7 +30228,7 @@ def _dcmi_errors(lines: list[tuple[int, str, int | None]], report: LogReport) ->
         seen[key] = LogEvent(
             kind="npu_dcmi_error",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             code=str(code),
             code_name=name,
@@ -30298,7 +30317,7 @@ def _hwlog_dcmi_failed(
         ev = LogEvent(
             kind="npu_dcmi_error",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             code=str(code),
             code_name=name,
@@ -30318,7 +30337,7 @@ def _hwlog_dcmi_failed(
         ev = LogEvent(
             kind="npu_dcmi_error",
             line=no,
-            message=line.strip()[:300],
+            message=_quoted(line.strip()),
             rank=tagged,
             host=node,
             library="DCMI",
@@ -30355,7 +30374,7 @@ def _board_type_failed(
     seen[key] = LogEvent(
         kind="npu_dcmi_error",
         line=no,
-        message=line.strip()[:300],
+        message=_quoted(line.strip()),
         rank=tagged,
         code=str(code),
         code_name=name,
@@ -30414,7 +30433,7 @@ def _dcmi_log_chains(lines: list[tuple[int, str, int | None]], report: LogReport
             LogEvent(
                 kind="npu_dcmi_error",
                 line=first_no,
-                message=first.string.strip()[:300],
+                message=_quoted(first.string.strip()),
                 code=codes[-1] if codes else None,
                 code_name=code_name,
                 library="DCMI",
@@ -30441,7 +30460,7 @@ def _ascend_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                 LogEvent(
                     kind="ascend_tool_failure",
                     line=no,
-                    message=line.strip()[:300],
+                    message=_quoted(line.strip()),
                     rank=tagged,
                     library="Ascend driver tool",
                     exception_type=f"{tool} was not found: the shell has no such "
@@ -30508,7 +30527,7 @@ def _tool_exit_statuses(lines: list[tuple[int, str, int | None]], report: LogRep
             LogEvent(
                 kind="ascend_tool_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="Ascend driver tool",
                 exception_type=f"{command} exited with status {m.group('code')}"
@@ -30560,7 +30579,7 @@ def _nvshmem_errors(lines: list[tuple[int, str, int | None]], report: LogReport)
             first = LogEvent(
                 kind="nvshmem_error",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 rank=tagged,
                 library="NVSHMEM",
             )
@@ -30711,7 +30730,7 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
                 LogEvent(
                     kind="elastic_failure",
                     line=no,
-                    message=(flat.group("tb") or "").strip()[:300],
+                    message=_quoted((flat.group("tb") or "").strip()),
                     root_cause=root,
                     host=flat.group("host"),
                     rank=int(flat.group("rank")),
@@ -30748,7 +30767,7 @@ def _elastic(lines: list[tuple[int, str, int | None]], report: LogReport) -> Non
             no_error_file = LogEvent(
                 kind="elastic_failure",
                 line=no,
-                message=line.strip()[:300],
+                message=_quoted(line.strip()),
                 root_cause=True,
                 local_rank=int(nf.group("lr") or nf.group("lr2")),
             )
