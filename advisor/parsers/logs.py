@@ -23103,10 +23103,14 @@ def is_program_log(text: str) -> bool:
     if logged >= FIRST_LOGGED_LINES:
         # a program that printed its configuration first (torchtune's YAML, a Hydra config),
         # then its logger's lines: half of the lines from the logger's first on are its
+        # (the same three forms ``logged`` counts: Megatron's iteration lines alone, with no
+        # logger's line among them, once found none here and raised StopIteration)
         first = next(
             i
             for i, line in enumerate(head)
-            if _LOG_LINE_RE.match(line) or _PY_WARNING_LINE_RE.match(line)
+            if _LOG_LINE_RE.match(line)
+            or _PY_WARNING_LINE_RE.match(line)
+            or _MEGATRON_LOG_LINE_RE.match(line)
         )
         if logged * 2 >= len(head) - first:
             return True
