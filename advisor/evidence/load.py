@@ -4865,6 +4865,24 @@ def _topo(tool: str, parser: Any) -> Any:
                     and a not in nic_columns
                     and b not in nic_columns
                 ),
+                # nvidia-smi: GPU pairs whose path is PHB (the CPU's PCIe host bridge): no NVLink
+                # and no PCIe switch between them (its legend: "PHB = Connection traversing PCIe
+                # as well as a PCIe Host Bridge (typically the CPU)")
+                "phb_pairs": (
+                    sorted(
+                        sorted([a, b])
+                        for a, row in topo.links.items()
+                        for b, kind in row.items()
+                        if kind == "PHB"
+                        and a < b
+                        and a.startswith("GPU")
+                        and b.startswith("GPU")
+                        and a in topo.devices
+                        and b in topo.devices
+                    )
+                    if tool == "nvidia-smi"
+                    else []
+                ),
                 # npu-smi: whether any pair is joined by HCCS (HCCS_SW on A3), and whether its SYS
                 # pairs are the board's design: no HCCS at all (PCIe cards, Atlas 350's UB-paired
                 # cards), or HCCS full meshes with SYS exactly between them (Atlas 800 9000's two
