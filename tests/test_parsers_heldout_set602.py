@@ -55,7 +55,9 @@ def test_mindie_server_that_failed_to_listen_did_not_start() -> None:
     found = _found(ev)
     assert "evidence-log-error" not in found
     (item,) = found["evidence-service-start-failed"].items
-    assert item.startswith("the MindIE server did not start")
+    # (round TTTT set 704: "[ubuntu]" in the operation log's line is the node, uname()'s name,
+    # that MindIE's ULOG_AUDIT writes first: the item names it)
+    assert item.startswith("ubuntu: the MindIE server did not start")
     assert not _unknown_form(ev)
     # (nothing of the devices or the communication is said: the cause is the listen address)
     assert all(f["device"] is None and f["rank"] is None for f in ev.failures)

@@ -3156,7 +3156,144 @@ def _parse_events(text: str) -> LogReport:
         ]
     if "across cluster]" in text:
         _ray_repeats(raw, report)
+    if "Create stream failed" in text or "running check failed" in text:
+        _ms_framework_said(lines, report)
+    if "WaitTaskFinishOnDevice" in text and TRACEBACK_HEADING in text:
+        _ms_exit_sync_after_traceback(lines, report)
+    if "Failed to recognize Ascend chip" in text:
+        _mindx_chip_unrecognised(lines, report)
     return report
+
+
+# MindSpore's exception report under the CANN error it relays: "- Framework Error Message: (For
+# framework developers)" then its own words, "Create stream failed, ret:207000"; and its
+# run_check's verdict above it, "MindSpore running check failed." with the reason on the next line
+# ("Ascend kernel runtime initialization failed.") (mindspore/python/mindspore/run_check).
+_MS_CREATE_STREAM_RE = re.compile(r"^\s*Create stream failed, ret:\s?(?P<code>\d{1,9})\s*$")
+_MS_RUN_CHECK_FAILED_RE = re.compile(r"^\s*MindSpore running check failed\.?\s*$")
+MS_STREAM_FEATURE_NOT_SUPPORTED = 207000
+"""ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "feature not support" (CANN's rt_error_codes.h): left out of
+ACL_RT_ERRORS (a query's answer elsewhere), but a stream the framework could not create with it
+is a failure."""
+
+
+def _ms_framework_said(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """MindSpore's own words on the CANN error it relays, added to that error's event: the return
+    code its framework message gives ("Create stream failed, ret:207000", 207000 =
+    ACL_ERROR_RT_FEATURE_NOT_SUPPORT) and that its run_check failed with the reason it printed.
+    A stream flag the runtime does not support is a MindSpore release and a CANN/driver that do
+    not go together (MindSpore's install guide pairs each release with its CANN and driver)."""
+    said: list[str] = []
+    feature = False
+    for at, (no, line, _) in enumerate(lines):
+        if (m := _MS_CREATE_STREAM_RE.match(line)) is not None:
+            code = int(m.group("code"))
+            name = ACL_RT_ERRORS.get(code) or (
+                "ACL_ERROR_RT_FEATURE_NOT_SUPPORT"
+                if code == MS_STREAM_FEATURE_NOT_SUPPORTED
+                else None
+            )
+            feature = feature or code == MS_STREAM_FEATURE_NOT_SUPPORTED
+            said.append(
+                f"MindSpore: Create stream failed, ret:{code}"
+                + (f" = {name}" if name else "")
+                + f" (line {no})"
+            )
+        elif _MS_RUN_CHECK_FAILED_RE.match(line):
+            why = lines[at + 1][1].strip().rstrip(".") if at + 1 < len(lines) else ""
+            said.append(
+                f"MindSpore's run_check failed (line {no})"
+                + (f": {why} (line {no + 1})" if why else "")
+            )
+    target = next(
+        (e for e in report.events if e.kind == "hccl_error" and (e.code or "").startswith("E")),
+        None,
+    )
+    if not said or target is None:
+        return
+    if feature:
+        said.append(
+            "a feature this CANN runtime/driver does not support: check that this MindSpore "
+            "release, CANN and the NPU driver are a matched set (MindSpore's install guide)"
+        )
+    target.exception_type = "; ".join([target.exception_type or target.message, *said])
+
+
+# MindSpore's wait for the device's tasks when the Python process exits (KernelRuntimeManager::
+# WaitTaskFinishOnDevice, called from ClearResAtexit / ClearResPart1: "When the python process
+# exits, the kernels on the device may not have finished executing", mindspore/ccsrc/pipeline/jit/
+# pipeline.cc): its "SyncStream failed, exception:The pointer[stream] is null" is the exit's
+# teardown of a device never set up, not why the process ended.
+def _ms_exit_sync_after_traceback(
+    lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """Where MindSpore's only errors are its exit's SyncStream ones and the log holds a Python
+    traceback, the traceback is the failure (its exception, or its last frame where the copy cut
+    it), the SyncStream lines its consequence."""
+    teardown = [
+        e
+        for e in report.events
+        if e.library == "MindSpore" and "WaitTaskFinishOnDevice" in e.message
+    ]
+    others = [e for e in report.events if e not in teardown]
+    if not teardown or any(e.kind not in NOTICE_KINDS for e in others):
+        return
+    raised = python_exception(lines) or cut_traceback(lines)
+    if raised is None:
+        return
+    heading = next((no for no, t, _ in lines if TRACEBACK_HEADING in t), None)
+    first = next(
+        (
+            t.strip()
+            for no, t, _ in lines
+            if heading is not None and no > heading and _FRAME_RE.search(t)
+        ),
+        None,
+    )
+    if first is not None and first not in raised.message:
+        raised.message = _quoted(f"{raised.message}; its first frame: {first}")
+    lines_said = ", ".join(str(e.line) for e in teardown)
+    raised.exception_type = (
+        f"{raised.exception_type}: MindSpore's 'SyncStream failed' (line {lines_said}) is the "
+        "exit's wait on a device stream never set up, a consequence of this, not its cause"
+    )
+    report.events = [*others, raised]
+    report.events.sort(key=lambda e: e.line)
+
+
+# MindX SDK's glog line (ImageProcessor, mxVision): "E20241122 10:02:57.047970 281462569663328
+# ImageProcessorDptr.hpp:819] Failed to recognize Ascend chip. (Code = -1, Message = "ACL: general
+# failure")": the SDK asked ACL which Ascend chip it runs on and got no answer; every call after
+# it fails with the same "ACL: general failure".
+_MINDX_CHIP_RE = re.compile(
+    r"^E\d{8} [\d:.]{8,20} \d{1,20} (?P<where>[\w.]{1,80}:\d{1,6})\] "
+    r"(?P<what>Failed to recognize Ascend chip\.[^\n]{0,200})"
+)
+
+
+def _mindx_chip_unrecognised(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The Python exception a MindX SDK call ended in, read at its cause: the SDK's "Failed to
+    recognize Ascend chip" line above it (the process sees no NPU it can name)."""
+    chip = next(((no, m) for no, t, _ in lines if (m := _MINDX_CHIP_RE.match(t.strip()))), None)
+    if chip is None:
+        return
+    no, m = chip
+    for ev in report.events:
+        if ev.kind != "python_exception" or ev.line < no:
+            continue
+        raised, raised_at = ev.message, ev.line
+        ev.line, ev.message = no, _quoted(f"[{m.group('where')}] {m.group('what').strip()}")
+        # (the devices a container needs to see an NPU: the device node and the management
+        # devices, and the driver's libraries: the advice of evidence-npu-dcmi-init-failed)
+        ev.exception_type = (
+            f"{ev.exception_type}: MindX SDK could not recognise the Ascend chip (line {no}), so "
+            f"the calls after it failed up to '{raised}' (line {raised_at}): "
+            "the NPU is not visible to this process; in a container, mount its device "
+            "(/dev/davinciN), the management devices (/dev/davinci_manager, /dev/devmm_svm, "
+            "/dev/hisi_hdc) and the driver (/usr/local/Ascend/driver), or run it with Ascend "
+            "Docker Runtime"
+        )
+        return
 
 
 _PREFIX_RANK_RE = re.compile(r"\brank=(\d+)")
@@ -29572,6 +29709,14 @@ _MINDIE_LISTEN_RE = re.compile(r"Failed to listen (?P<ip>[\d.]+|\[[0-9A-Fa-f:.]+
 # its operation log's verdict on its own start: "[time] [pid] [user] [system] [server] [Start
 # mindie server] [fail]" ("[success]" where it started)
 _MINDIE_START_FAIL_RE = re.compile(r"\[Start mindie server\] \[fail(?:ed|ure)?\]", re.I)
+# The operation (security) log's line is "[time] [pid] " then ULOG_AUDIT's "[node] [user] [module]
+# [operation] [result]": its first field is Log::GetUserName(), which returns uname()'s nodename,
+# the host's name, not a user's (MindIE-LLM src log.cpp, Log::GetUserName and the SECURITY
+# logger's pattern "[%Y-%m-%d %H:%M:%S.%f] [%P] %v"; the ULOG_AUDIT macro in its log.h)
+_MINDIE_AUDIT_NODE_RE = re.compile(
+    r"^\[[^\]\n]{1,40}\] \[\d{1,10}\] \[(?P<node>[^\]\s]{1,253})\] \[\w{1,40}\] \[\w{1,40}\] "
+    r"\[Start mindie server\]"
+)
 _MINDIE_START_SUCCESS_RE = re.compile(r"\[Start mindie server\] \[success\]", re.I)
 # its request log, each response it sent: "[Response mindie server, method is GET, uri is
 # /v1/models] [status code: 404]"
@@ -29630,7 +29775,11 @@ def _mindie_server(
                     message=_quoted(first.string[first.start() :].strip()),
                     code=first.group("code") if said_before else None,
                     rank=tagged,
-                    host=server[0] or None,
+                    # (pdsh's or kubectl's prefix says whose server; else the node its own
+                    # operation log names)
+                    host=server[0]
+                    or ((a := _MINDIE_AUDIT_NODE_RE.match(line.lstrip())) and a.group("node"))
+                    or None,
                     ip=listen.group("ip").strip("[]") if listen else None,
                     port=int(listen.group("port")) if listen else None,
                     library="MindIE Server",
