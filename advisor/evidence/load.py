@@ -425,6 +425,12 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ra rdma init failed, devid\[\d+\]"
         # runc's failed OCI hook (logs._OCI_HOOK_RE): a container a runtime hook did not start
         r"|error running \w+ hook #\d+: exit status \d+, stdout: "
+        # containerd's OCI runtime that exited non-zero (logs._OCI_RUNTIME_EXIT_RE), wherever the
+        # line stands (kubectl describe pod's Events message column, a journal's msg="...")
+        r"|\bdid not terminate successfully: exit status \d{1,3}\b"
+        # ascend-docker-runtime's run log refusing runc (logs._ASCEND_RUNTIME_CHECK_RE)
+        r"|\bfailed to check files, (?:error: )?(?:owner not right|write permission not right"
+        r"|set[ug]id not allowed|symlinks or not existed, failed) /"
         # the runtime's words of a failed task without their plog prefix (logs._bare_task_exceptions)
         r"|The error from device\((?:chipId:\d+, dieId:\d+|\d+)\), serial number is \d+, "
         r"(?:(?i:an exception occurred during)|there is an? [\w ]+?, core id is \d+)"
@@ -5118,6 +5124,16 @@ def _pfc_received_said(got: hccn_tool.PfcReceived, npu: hccn_tool.StatSamples) -
         )
     if got.sent:
         shares.append(f"{got.last / got.sent:.2g} a RoCE packet sent since the driver started")
+    if not got.over_samples:
+        # (FaultDiag weighs the samples' differences, never the totals: hccn_tool.pfc_received)
+        shares.append(
+            "no congestion share judged: "
+            + (
+                "one sample, the totals are since the driver started"
+                if got.last_line == got.first_line
+                else "no RoCE packet sent (roce_tx_all_pkt_num) between the samples"
+            )
+        )
     sent_pfc = [c.get("mac_tx_pfc_pkt_num") for _, _, c in npu.rows]
     return (
         f"PFC pause frames received (mac_rx_pfc_pkt_num) {rise}"
@@ -5186,19 +5202,14 @@ def _hccn_stat_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
                     logs.LogEvent(
                         kind="npu_pfc_congestion",
                         line=got.last_line,
-                        message=f"NPU {npu.device}: mac_rx_pfc_pkt_num {got.last:,}"
-                        + (f" (+{got.grew:,} over its samples)" if got.over_samples else ""),
+                        message=f"NPU {npu.device}: mac_rx_pfc_pkt_num {got.last:,} "
+                        f"(+{got.grew:,} over its samples)",
                         library="hccn_tool",
                         device=npu.device,
+                        # (congested only over the samples' growth: hccn_tool.pfc_received)
                         exception_type=f"{got.share:.2g} PFC pause frames received a RoCE packet "
-                        + (
-                            "sent between its samples"
-                            if got.over_samples
-                            else "sent since the driver started"
-                        )
-                        + " (roce_tx_all_pkt_num "
-                        + (f"+{got.sent_grew:,}" if got.over_samples else f"{got.sent:,}")
-                        + f"), at or past {hccn_tool.PFC_RECEIVED_SHARE}: the switch port held "
+                        f"sent between its samples (roce_tx_all_pkt_num +{got.sent_grew or 0:,}), "
+                        f"at or past {hccn_tool.PFC_RECEIVED_SHARE}: the switch port held "
                         "the NPU's sending back (network congestion)",
                     ),
                 )

@@ -2287,13 +2287,14 @@ class PfcReceived:
     sent: int | None
     """The RoCE packets sent at the last sample (from the driver's start)."""
     share: float | None
-    """Pause frames received a RoCE packet sent: over the samples' growth where RoCE traffic was
-    sent between them (FaultDiag's reading), else over the counts since the driver started."""
+    """Pause frames received a RoCE packet sent over the samples' growth, where RoCE traffic was
+    sent between them (FaultDiag's reading); None otherwise (one sample, or none sent between
+    them): the counts since the driver started say nothing of congestion now."""
     over_samples: bool
-    """Whether ``share`` is over the samples' growth."""
+    """Whether ``share`` could be taken (over the samples' growth)."""
     congested: bool
     """Whether ``share`` reaches PFC_RECEIVED_SHARE on PFC_RECEIVED_MIN pause frames or more
-    (counted as ``share`` is)."""
+    received between the samples; never on one sample's totals."""
 
 
 def pfc_received(npu: StatSamples) -> PfcReceived | None:
@@ -2310,9 +2311,12 @@ def pfc_received(npu: StatSamples) -> PfcReceived | None:
     sent = sent_counts[-1] if sent_counts else None
     sent_grew = sent_counts[-1] - sent_counts[0] if sent_counts else None
     over_samples = bool(sent_grew and sent_grew > 0 and len(counted) > 1)
-    pauses = last - first if over_samples else last
-    base = sent_grew if over_samples else sent
-    share = pauses / base if base else None
+    # FaultDiag's t_congestion_index is taken over the samples' differences only (net_parse_job.py
+    # filter_valid_data_interval: npu_df.diff(), kept where roce_tx_rc_pkt_num moved), never over
+    # the totals since the driver started: a lifetime ratio says nothing of the port now, so with
+    # one sample, or no RoCE packet sent between them, no share is taken and none is judged.
+    pauses = last - first
+    share = pauses / sent_grew if over_samples and sent_grew else None
     return PfcReceived(
         first_line=first_line,
         first=first,
@@ -2330,5 +2334,10 @@ def pfc_received(npu: StatSamples) -> PfcReceived | None:
         sent=sent,
         share=share,
         over_samples=over_samples,
-        congested=share is not None and share >= PFC_RECEIVED_SHARE and pauses >= PFC_RECEIVED_MIN,
+        congested=(
+            over_samples
+            and share is not None
+            and share >= PFC_RECEIVED_SHARE
+            and pauses >= PFC_RECEIVED_MIN
+        ),
     )

@@ -2198,6 +2198,8 @@ def _parse_events(text: str) -> LogReport:
         _oci_hook_failures(lines, report)
     if "did not terminate successfully" in text:
         _oci_runtime_failures(lines, report)
+    if "failed to check files, " in text:
+        _ascend_runtime_check_failures(lines, report)
     if "pyxis:" in text:
         _pyxis_failures(lines, report)
     if "Resource temporarily unavailable" in text or "start new thread" in text:
@@ -18823,7 +18825,9 @@ def _oci_runtime_failures(lines: list[tuple[int, str, int | None]], report: LogR
             continue
         runtime = m.group("runtime")
         out = _GO_LOG_STAMP_RE.sub("", (m.group("out") or "").strip())
-        out = out.removesuffix(": unknown").removesuffix(": unknown.").strip()
+        # containerd's status after the runtime's words (": unknown", the gRPC code's name), with
+        # dockerd's logfmt closing quote (msg="...: unknown") where its journal carries the line
+        out = out.removesuffix('"').removesuffix(": unknown").removesuffix(": unknown.").strip()
         key = f"{runtime} {out[:200]}"
         if key in seen:
             continue
@@ -18846,6 +18850,59 @@ def _oci_runtime_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     f"{said}: {why} (its output: {out[:200]})"
                     if why
                     else f"{said}: {out[:300] or 'its output is not in the copy'}"
+                )[:600],
+            )
+        )
+
+
+# ascend-docker-runtime's own run log (hwlog) when its check of runc refused it: runtime/common/
+# common.go ExecRunc checks runc with mindxcheckutils.RealFileChecker, which logs "failed to check
+# files, error: <FileChecker's words>" (mindxcheckutils.go; older builds wrote the words straight
+# after the comma, as MindCluster FaultDiag's test run log component/ascend-faultdiag/test/
+# st_module_testcase/kg_parse/dl_log/ascend-docker-runtime/runtime-run.log has it, and its
+# kg-config.json AISW_MindX_Docker_Runtime_02, "The container or pod cannot be started", matches
+# "failed to check files" with "owner not right /usr/bin/runc"); ExecRunc then returns the error
+# and the runtime exits without running runc: the container is not created.
+_ASCEND_RUNTIME_CHECK_RE = re.compile(r"\bfailed to check files, (?:error: )?(?P<out>[^\n]{1,600})")
+
+
+def _ascend_runtime_check_failures(
+    lines: list[tuple[int, str, int | None]], report: LogReport
+) -> None:
+    """A ``container_start_failure`` per refusal of runc that ascend-docker-runtime's own run log
+    records (its file check of runc before it runs it), read as containerd's form of the same
+    refusal is (_oci_runtime_failures)."""
+    seen: set[str] = set()
+    for no, line, tagged in lines:
+        if "did not terminate successfully" in line:
+            continue  # (containerd's or dockerd's line: _oci_runtime_failures reads it)
+        if not (m := _ASCEND_RUNTIME_CHECK_RE.search(line)):
+            continue
+        out = m.group("out").strip()
+        check = _ASCEND_FILE_CHECK_RE.search(out)
+        path = check and (
+            check.group("opath")
+            or check.group("wpath")
+            or check.group("spath")
+            or check.group("lpath")
+        )
+        # (mindxcheckutils is shared by MindCluster's components, npu-exporter's check of
+        # libdcmi.so among them: only its check of runc says a container did not start)
+        if not path or path.rstrip("/").rsplit("/", 1)[-1] not in _RUNC_NAMES:
+            continue
+        if (why := _ascend_file_check_words(out)) is None or out in seen:
+            continue
+        seen.add(out)
+        report.events.append(
+            LogEvent(
+                kind="container_start_failure",
+                line=no,
+                message=line.strip()[:600],
+                rank=tagged,
+                library="Ascend Docker Runtime",
+                exception_type=(
+                    f"ascend-docker-runtime (its run log) did not run runc, so the container was "
+                    f"not created: {why} (its output: {out[:200]})"
                 )[:600],
             )
         )
@@ -27034,7 +27091,12 @@ def _bbox_driver_txt(lines: list[tuple[int, str, int | None]], report: LogReport
                 add(*pending, None, "", text)  # (an exception with no words of its own)
             pending = (no, m.group("code").upper().zfill(8))
         elif m := _BBOX_FAIL_INFO_RE.match(text):
-            code = pending[1] if pending and no - pending[0] <= BBOX_EXCEP_LINES else ""
+            paired = pending is not None and no - pending[0] <= BBOX_EXCEP_LINES
+            if pending and not paired:
+                # (too far above to be sure these words are its own: said on its own, with its
+                # code, never dropped)
+                add(*pending, None, "", lines[pending[0] - 1][1].strip())
+            code = pending[1] if pending and paired else ""
             add(no, code, int(m.group("device")), m.group("info").strip(), text)
             pending = None
     if pending:
