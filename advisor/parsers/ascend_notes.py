@@ -26,6 +26,12 @@ they are instead of "unknown": each becomes a note of its file.
   user.``, as a public note of ``npu-smi set -h`` run as uid 1000 shows) and ``npu-smi set -t
   sys-log-dump``'s start (the driver guide's example: ``Start exporting logs and files to path:
   /home/tmp/NPU-0/...``, a line a device): a refusal and a log collection, nothing of a device.
+- A site's ACL copy probe (vLLM-HUST's vllm-hust-dev-hub ``Ascend-Machine/build/acl_copy_bench``,
+  its results ``acl-copy-all8-h2d.txt``): plain key=value lines, ``mode=h2d
+  bytes_per_device=536870912 iters=20 devices=0,...,7``, a ``per_device device=N seconds=0.44
+  bandwidth_GBps=24.43`` line a device, ``aggregate_sum_GBps=`` and ``aggregate_wall_GBps=``: its
+  figures as printed, not judged (no reference figure for the host link is in the output, and
+  none is the probe's own).
 """
 
 from __future__ import annotations
@@ -96,6 +102,10 @@ SIGNATURE = (
     r"|^[ \t]*Network (?:Driver|Firmware) Version:[ \t]*\S+"
     r"|^[ \t]*link_alloc_port_share_credit:\d+"
     r"|^\*{3,}RES_\w+\*{3,}[ \t]*$"
+    # a site's ACL copy probe (acl_copy_bench's key=value lines): its head line or a device's
+    # figure line, each anchored at a line's start, every span bounded
+    r"|^[ \t]*mode=[a-z0-9]{1,16}[ \t]+bytes_per_device=\d{1,20}[ \t]+iters=\d{1,12}[ \t]+devices="
+    r"|^[ \t]*per_device[ \t]+device=\d{1,5}[ \t]+seconds=[\d.]{1,20}[ \t]+bandwidth_GBps="
     # ascend-dmi's version and its usage text (the MindCluster ascend-dmi guide: -v, -h)
     r"|^[ \t]*ascend-dmi version:[ \t]*\S+|^[ \t]*Usage: ascend-dmi <option>"
     # msnpureport's version (the driver's msnpureport guide: "msnpureport version")
@@ -182,6 +192,64 @@ _RECOVERY_RE = re.compile(r"^\s*device (?P<dev>\d+) recovery (?P<how>success|fai
 # device's
 _ASYS_SAID_RE = re.compile(r"^\s*\[ASYS\] \[(?P<level>ERROR|INFO|WARNING)\]:\s*(?P<what>\S.*)$")
 _CONFIG_ROW_RE = re.compile(r"^\|\s*(?P<key>[^|]*?\S)\s*\|\s*(?P<value>[^|]*?\S)\s*\|\s*$")
+
+
+# acl_copy_bench's lines (vllm-hust-dev-hub's results, acl-copy-all8-h2d.txt): its head, a line a
+# device, the two aggregates (each key=value, one space between; bounded spans)
+_ACL_COPY_HEAD_RE = re.compile(
+    r"^\s*mode=(?P<mode>[a-z0-9]{1,16})\s+bytes_per_device=(?P<bytes>\d{1,20})\s+"
+    r"iters=(?P<iters>\d{1,12})\s+devices=(?P<devices>[\d,]{1,400})\s*$"
+)
+_ACL_COPY_DEVICE_RE = re.compile(
+    r"^\s*per_device\s+device=(?P<dev>\d{1,5})\s+seconds=(?P<s>\d{1,12}(?:\.\d{1,12})?)\s+"
+    r"bandwidth_GBps=(?P<gbps>\d{1,12}(?:\.\d{1,12})?)\s*$"
+)
+_ACL_COPY_AGGREGATE_RE = re.compile(
+    r"^\s*aggregate_(?P<how>sum|wall)_GBps=(?P<gbps>\d{1,12}(?:\.\d{1,12})?)\s*$"
+)
+_ACL_COPY_MODES = {"h2d": "host to device"}
+"""The copy direction its mode names, where known (the results name the run "acl-copy-all8-h2d"
+beside its host-to-device figures); any other mode is shown as printed."""
+
+
+def _acl_copy_notes(text: str) -> list[ParseWarning]:
+    """acl_copy_bench's run: one note with its mode, size, every device's GB/s (the range, the
+    slowest and fastest named) and its aggregates, as printed (no reference: not judged)."""
+    head: tuple[int, re.Match[str]] | None = None
+    devices: list[tuple[int, int, float]] = []  # (line, device, GB/s)
+    aggregates: dict[str, tuple[int, float]] = {}  # sum / wall -> (line, GB/s)
+    for no, line, _ in numbered_lines(text):
+        if "mode=" in line and (h := _ACL_COPY_HEAD_RE.match(line)):
+            head = (no, h)
+        elif "per_device" in line and (d := _ACL_COPY_DEVICE_RE.match(line)):
+            devices.append((no, int(d.group("dev")), float(d.group("gbps"))))
+        elif "aggregate_" in line and (a := _ACL_COPY_AGGREGATE_RE.match(line)):
+            aggregates[a.group("how")] = (no, float(a.group("gbps")))
+    if not devices:
+        return []
+    said = "ACL copy probe"
+    if head is not None:
+        mode = head[1].group("mode")
+        size_bytes = int(head[1].group("bytes"))
+        size = f"{size_bytes // 2**20} MiB" if size_bytes % 2**20 == 0 else f"{size_bytes} bytes"
+        listed = [d for d in head[1].group("devices").split(",") if d]
+        said += (
+            f" {mode}{f' ({_ACL_COPY_MODES[mode]})' if mode in _ACL_COPY_MODES else ''}, {size} a device, "
+            f"{head[1].group('iters')} iterations, devices {','.join(listed)} (line {head[0]})"
+        )
+    slow = min(devices, key=lambda d: d[2])
+    fast = max(devices, key=lambda d: d[2])
+    said += (
+        f": {len(devices)} device(s), {slow[2]:.2f}-{fast[2]:.2f} GB/s each (lowest device "
+        f"{slow[1]}, line {slow[0]}; highest device {fast[1]}, line {fast[0]}) "
+        f"(lines {devices[0][0]}-{devices[-1][0]})"
+    )
+    if "sum" in aggregates:
+        said += f"; aggregate {aggregates['sum'][1]:.2f} GB/s summed (line {aggregates['sum'][0]})"
+    if "wall" in aggregates:
+        said += f"; {aggregates['wall'][1]:.2f} GB/s by wall clock (line {aggregates['wall'][0]})"
+    said += "; figures as printed: no reference figure in the output, not judged"
+    return [ParseWarning(line=devices[0][0], message=said, skipped=False)]
 
 
 RESULT_LINES = 2
@@ -789,6 +857,8 @@ def parse(text: str) -> list[ParseWarning]:
             )
         )
     notes.extend(_tool_results(text))
+    if "per_device" in text:
+        notes.extend(_acl_copy_notes(text))
     if "Get component version" in text:
         notes.extend(_upgrade_tool_notes(text))
     if idle and (text.lstrip().startswith("|") or _PROCESS_TABLE_ALONE_RE.match(text)):

@@ -745,7 +745,8 @@ OPS = {
 class LogEvent:
     kind: str
     """hccl_error, cann_profiler_error (a CANN EK code: its Profiling module's), hccl_call_failure,
-    hccl_transport_failure, hccl_p2p_failure, unique_id_failure,
+    hccl_transport_failure, hccl_p2p_failure, hccp_tls_failure (HCCP's TLS handshake with a peer
+    NPU failed), unique_id_failure,
     nccl_net_error, nccl_ib_fatal_event, nccl_ib_port_event, nccl_ib_notice, nccl_warning,
     nccl_net_slow (GPUDirect-TCPX's slowness report: a request still pending past its threshold),
     nccl_call_failure, npu_runtime_error, store_bind_failure, store_connect_failure,
@@ -2120,6 +2121,8 @@ def _parse_events(text: str) -> LogReport:
         _asys_crashes(lines, report)
     _transport_failures(lines, report)
     _p2p_failures(lines, report)
+    if "SSL routines:" in text:
+        _hccp_tls_failures(lines, report)
     _hccl_cqe_errors(lines, report)
     _dispatch_timeouts(lines, report)
     _unique_id_failures(lines, report)
@@ -5494,6 +5497,48 @@ def _ffts_timeouts(
             if notify_wait:
                 waits[proc] = report.events[-1]
                 last_serial[proc] = int(serial.group(1)) if serial else -1
+
+
+# HCCP's TLS handshake with a peer NPU that failed, as the Ascend case library quotes it (case
+# 9514, "the TLS switch is inconsistent": training hangs, the plog says "[ERROR] HCCP(*hccp_service
+# .bin) err msg error:**SSL routines:ssl3_get_record:wrong version number, The possible cause is
+# that the TLS switch is inconsistent"; its fix: the same TLS switch on every device, hccn_tool -i
+# N -tls -s enable 0|1). The HCCL guide's link time-out page (EI0006, hcclug_000035/000040) gives
+# ranks whose TLS settings differ as a cause of failed link set-up, checked with hccn_tool -i N
+# -tls -g. The pid where HCCP's prefix keeps it ("HCCP(2988,hccp_service.bin)"; the case's copy
+# masks it); OpenSSL's "lib routines:function:reason" words after "SSL routines:" (bounded spans).
+_HCCP_SSL_RE = re.compile(
+    r"\bHCCP\((?:(?P<pid>\d{1,10}),)?[^)\n]{0,200}\)[^\n]{0,400}?SSL routines:"
+    r"(?P<reason>[^,\n]{1,300})"
+)
+_TLS_SWITCH_SAID = "TLS switch is inconsistent"
+
+
+def _hccp_tls_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``hccp_tls_failure`` per HCCP process (pid, or the rank a launcher tagged) whose TLS
+    handshake with a peer failed: the first line of each (the same failure logged again for the
+    next peer is the same cause)."""
+    seen: set[tuple[int | None, int | None]] = set()
+    for no, line, tagged in lines:
+        if "SSL routines:" not in line or not (m := _HCCP_SSL_RE.search(line)):
+            continue
+        pid = int(m.group("pid")) if m.group("pid") else None
+        if (pid, tagged) in seen:
+            continue
+        seen.add((pid, tagged))
+        report.events.append(
+            LogEvent(
+                kind="hccp_tls_failure",
+                line=no,
+                message=_quoted(line.strip()),
+                rank=tagged,
+                pid=pid,
+                library="HCCP",
+                exception_type=m.group("reason").strip(),
+                # HCCP's own reading of the failure, where its line gives one
+                code_name="TLS switch inconsistent" if _TLS_SWITCH_SAID in line else None,
+            )
+        )
 
 
 def _p2p_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
