@@ -42,6 +42,9 @@ Recognised events (``LogEvent.kind``):
   (``Waiting in store based barrier ... (world_size=W, worker_count=C, ...)``) with fewer than W
   joined and no time-out of it in the log (``numel`` the most that joined, ``rank_size`` W;
   ``missing_ranks`` the ranks that never came, where every rank that joined logged its wait);
+- ``store_barrier_overfull``: ranks waiting in that barrier with more workers counted than the
+  world size (``worker_count=8`` of ``world_size=4``: another job's processes on the same store),
+  which the barrier never passes (``numel`` the count, ``rank_size`` W, ``group`` the key);
 - ``pg_init_unconfirmed``: PyTorch Lightning's ranks that logged their process-group init
   (``initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/2``) in a log that ends there, with no "All
   DDP processes registered" line (``rank_size`` the world, ``group`` the ranks seen);
@@ -160,7 +163,8 @@ Recognised events (``LogEvent.kind``):
   Python traceback ends in (``ValueError: batch_size should be divisible by dp``), the run's
   own failure with nothing of the communication layer in the log; ``job_data_check`` where
   that exception is an assertion or ValueError of Megatron's dataset builders (the job's data or
-  its settings, before training).
+  its settings, before training); ``user_script_error`` where it is a NameError or SyntaxError
+  whose traceback ends in the job's own script (a bug in its code).
 Records wrapped at a fixed width (a ``Work[NH]CCL(`` left open, the heartbeat message split) are
 joined with the next line only when the first one is visibly cut.
 The parse is linear in the log's size: each line is matched once, and the joins that follow are
@@ -755,7 +759,8 @@ class LogEvent:
     device_oom, npu_device_exception, rendezvous_failure, rendezvous_closed, cuda_error,
     monitored_barrier_failure, launcher_exit, watchdog_exception, python_exception,
     job_data_check (a python_exception raised by a check of Megatron's dataset builders: the
-    job's data or settings), ucx_error,
+    job's data or settings), user_script_error (a NameError or SyntaxError raised in the job's
+    own script), ucx_error,
     deepep_timeout, rdma_handshake_failed (the Mooncake transfer engine's queue pair its handshake
     could not bring up), log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
     nccl_connect_retry, ray_placement,
@@ -764,6 +769,7 @@ class LogEvent:
     hccl_negotiation_failure, hccl_rdma_init_failure, hccl_cqe_error, store_lost or
     gpu_hw_exception, gpu_driver_fault, gpu_driver_error, ascend_tool_failure, npu_dcmi_error,
     faultdiag_fault, pg_timeout_warning, nccl_socket_network, store_barrier_wait,
+    store_barrier_overfull,
     pg_init_unconfirmed (Lightning's ranks that began the process group's init in a log that ends
     there), duplicate_rank,
     pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
@@ -2440,6 +2446,7 @@ def _parse_events(text: str) -> LogReport:
                 cut := cut_traceback(lines) or rich_traceback(lines) or _logged_cut_traceback(lines)
             )
             and python_exception(lines) is None
+            and not ("Killing subprocess" in text and _deepspeed_kills(lines, report, cut.line))
         ):
             # (before the hosts: NCCL INFO lines above a rank's end; an exception the text does
             # name, above a traceback cut later, is read below as that; a framework's ERROR
@@ -2607,6 +2614,8 @@ def _parse_events(text: str) -> LogReport:
                 _vllm_no_kv_memory(raw, raised)
             elif "megatron/" in text:
                 _megatron_data_check(lines, raised)
+            if raised.kind == "python_exception" and raised.exception_type in _USER_CODE_ERRORS:
+                _user_script_error(lines, raised)
             report.events.append(raised)
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
@@ -2803,6 +2812,14 @@ def _parse_events(text: str) -> LogReport:
             and _megatron_start_notes(lines, report)
         ):
             return report  # Megatron's start and its iterations, no fault
+        if (
+            not report.events
+            and "iteration" in text
+            and "elapsed time per iteration" in text
+            and first_error_line(lines) is None
+            and _megatron_iterations_note(lines, report)
+        ):
+            return report  # Megatron's iteration lines alone (no start in the copy), no fault
         if (
             not report.events
             and "HCCL_" in text
@@ -6944,6 +6961,83 @@ _MEGATRON_ITERATION_RE = re.compile(
 )
 
 
+# Megatron's training_log fields (megatron/training.py): "elapsed time per iteration (ms):
+# 141096.8" and each loss by its name, "lm loss: " in Megatron-LM, "lm-loss: " in BigScience's
+# Megatron-DeepSpeed ("| lm-loss: 1.244502E+01 |")
+_MEGATRON_ITER_TIME_RE = re.compile(
+    r"\| elapsed time per iteration \(ms\): (?P<ms>\d{1,12}(?:\.\d{1,6})?)"
+)
+_MEGATRON_LM_LOSS_RE = re.compile(
+    r"\| lm[ -]loss: (?P<loss>-?\d{1,12}(?:\.\d{1,12})?(?:[eE][-+]?\d{1,4})?|(?i:nan|-?inf))"
+)
+MEGATRON_LOSS_SPIKE_RATIO = 2.0
+"""How many times the first printed loss a later one must reach for the note to call it a spike
+(a rise the run came back from is said, not warned of: the run went on)."""
+
+
+def _megatron_iterations_note(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of Megatron's iteration lines where the copy holds no start ("using world size"):
+    the iterations, the time per iteration and the loss from its first line to its last, a spike
+    of it (past ``MEGATRON_LOSS_SPIKE_RATIO`` times the first) named with where it went after.
+    A loss NaN or infinite to the last line is a ``loss_diverged``, as _megatron_start_notes."""
+    rows: list[tuple[int, int, int, float | None, float | None]] = []
+    for no, t, _ in lines:
+        if "iteration" not in t or not (it := _MEGATRON_ITERATION_RE.match(t)):
+            continue
+        ms = _MEGATRON_ITER_TIME_RE.search(t)
+        loss = _MEGATRON_LM_LOSS_RE.search(t)
+        rows.append(
+            (
+                no,
+                int(it.group("i")),
+                int(it.group("n")),
+                float(ms.group("ms")) if ms else None,
+                float(loss.group("loss")) if loss else None,
+            )
+        )
+    if len(rows) < 2:
+        return False
+    times_s = [r[3] / 1000 for r in rows if r[3] is not None]
+    losses = [(no, loss) for no, _, _, _, loss in rows if loss is not None and math.isfinite(loss)]
+    said = (
+        f"Megatron's training log: iterations {rows[0][1]}-{rows[-1][1]} of {rows[-1][2]}"
+        f" (lines {rows[0][0]}-{rows[-1][0]})"
+    )
+    if times_s:
+        said += f", {min(times_s):.1f}-{max(times_s):.1f} s per iteration"
+    if losses:
+        first_no, first = losses[0]
+        peak_no, peak = max(losses, key=lambda x: x[1])
+        last_no, last = losses[-1]
+        said += f", lm loss {first:.2f} (line {first_no})"
+        if peak >= first * MEGATRON_LOSS_SPIKE_RATIO and peak_no != last_no:
+            said += (
+                f" spiking to {peak:.2f} (line {peak_no}) and back to {last:.2f} (line {last_no})"
+                + (
+                    ": the spike recovered"
+                    if last < first
+                    else ": still above where it began when the copy ends"
+                )
+            )
+        else:
+            said += f" to {last:.2f} (line {last_no})"
+    nan = [no for no, _, _, _, loss in rows if loss is not None and not math.isfinite(loss)]
+    if nan and nan[-1] == rows[-1][0]:
+        said += f"; its loss is NaN or infinite from line {nan[0]}"
+        report.events.append(
+            LogEvent(
+                kind="loss_diverged",
+                line=nan[0],
+                message=_quoted(next(t for no, t, _ in lines if no == nan[0]).strip()),
+                exception_type="Megatron's lm loss NaN or infinite to the copy's last iteration",
+            )
+        )
+    else:
+        said += "; no error"
+    report.unread.append(ParseWarning(line=rows[0][0], message=said, skipped=False))
+    return True
+
+
 def _megatron_start_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
     """A note of Megatron's parallel layout and the iterations its log reached."""
     world = next(((no, m) for no, t, _ in lines if (m := MEGATRON_WORLD_RE.match(t))), None)
@@ -9649,6 +9743,7 @@ NOTICE_KINDS = frozenset(
         "npu_driver_startup",
         "pg_settings",
         "store_barrier_wait",
+        "store_barrier_overfull",
         "pg_init_unconfirmed",
         "nccl_socket_network",
         "pg_timeout_warning",
@@ -13123,9 +13218,13 @@ _DS_KILLING_RE = re.compile(r"sigkill_handler\] Killing subprocess (?P<pid>\d+)"
 _DS_SIGNALLED_RE = re.compile(r"Main process received (?P<sig>SIG[A-Z]+), exiting")
 
 
-def _deepspeed_kills(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+def _deepspeed_kills(
+    lines: list[tuple[int, str, int | None]], report: LogReport, traceback_line: int = 0
+) -> bool:
     """DeepSpeed's launcher killing its workers, its record of why cut off or not printed: a
-    ``launcher_exit`` of the run (which worker failed is not in the copy)."""
+    ``launcher_exit`` of the run (which worker failed is not in the copy). ``traceback_line``: a
+    traceback cut before its exception that starts there; one below the kills is the launcher's
+    own exit (read as the kills' record, True returned), one above them is not."""
     pids: list[str] = []
     first = 0
     signalled = None
@@ -13136,22 +13235,35 @@ def _deepspeed_kills(lines: list[tuple[int, str, int | None]], report: LogReport
                 pids.append(m.group("pid"))
         elif "Main process received" in line and (m := _DS_SIGNALLED_RE.search(line)):
             signalled = m.group("sig")
-    if not pids:
-        return
+    if not pids or (traceback_line and traceback_line < first):
+        return False
+    if signalled:
+        why = f"the launcher received {signalled}"
+    elif traceback_line:
+        # sigkill_handler in the launch.py releases copied from torch.distributed.launch: "if
+        # last_return_code is not None: raise subprocess.CalledProcessError(returncode=
+        # last_return_code, cmd=cmd)" after the kills, where a signal ends in sys.exit(1) with
+        # no traceback: the launcher's traceback below its kills says a worker failed
+        why = (
+            f"a worker exited non-zero and the launcher tore the job down (its traceback "
+            f"follows the kills at line {traceback_line}, cut before its exception; which worker "
+            "failed, and why, is not in the copy)"
+        )
+    else:
+        why = (
+            "a worker exited non-zero (its return code is not in the copy) or the launcher "
+            "was signalled"
+        )
     report.events.append(
         LogEvent(
             kind="launcher_exit",
             line=first,
-            message=f"DeepSpeed's launcher killed its worker process(es) {', '.join(pids)}: "
-            + (
-                f"the launcher received {signalled}"
-                if signalled
-                else "a worker exited non-zero (its return code is not in the copy) or the "
-                "launcher was signalled"
-            ),
+            message=f"DeepSpeed's launcher killed its {len(pids)} worker process(es) "
+            f"{', '.join(pids)}: {why}",
             exception_type="DeepSpeed's launcher",
         )
     )
+    return True
 
 
 # Determined's trial log puts the container's id, cut to 8 characters, before each line it
@@ -22765,6 +22877,47 @@ _MEGATRON_DATA_FRAME_RE = re.compile(
 _JOB_CHECK_EXCEPTIONS = frozenset({"AssertionError", "ValueError"})
 
 
+# Exceptions that Python raises for the program's own text, whatever machine runs it (the
+# Python Language Reference, "Built-in Exceptions": NameError "raised when a local or global name
+# is not found"; SyntaxError "when the parser encounters a syntax error", IndentationError and
+# TabError its subclasses for incorrect indentation): where the traceback's last frame is the
+# job's own script (no installed package's file), the job's code is wrong, not the cluster.
+# (ImportError is not among them: a missing shared library or package is the node's environment.)
+_USER_CODE_ERRORS = frozenset({"NameError", "SyntaxError", "IndentationError", "TabError"})
+# a traceback's frame line, the function left out as a SyntaxError's location line has none
+# ('  File "fail.py", line 1')
+_CODE_LOCATION_RE = re.compile(
+    r'^\s{0,8}File "(?P<path>[^"\n]{1,400})", line (?P<at>\d{1,7})(?:, in (?P<func>\S{1,100}))?'
+)
+# an installed package's or the interpreter's own file: an error raised there is not the
+# script's text
+_INSTALLED_CODE_RE = re.compile(r"site-packages/|dist-packages/|/lib/python\d|^<")
+
+
+def _user_script_error(lines: list[tuple[int, str, int | None]], raised: LogEvent) -> None:
+    """Make ``raised`` a ``user_script_error`` where it is a NameError or SyntaxError (and its
+    kin, ``_USER_CODE_ERRORS``) whose traceback's last location is a file of the job's own (no
+    installed package's, ``_INSTALLED_CODE_RE``): the script has a bug, which no setting of the
+    cluster changes. Its call says the file and line."""
+    if raised.library is not None:
+        return
+    at = bisect.bisect_left(lines, (raised.line,))
+    last = next(
+        (
+            m
+            for _, t, _ in reversed(lines[max(0, at - TRACEBACK_LINES) : at])
+            if (m := _CODE_LOCATION_RE.match(t))
+        ),
+        None,
+    )
+    if last is None or _INSTALLED_CODE_RE.search(last.group("path")):
+        return
+    raised.kind = "user_script_error"
+    raised.call = f"{last.group('path')}, line {last.group('at')}" + (
+        f", in {last.group('func')}" if last.group("func") else ""
+    )
+
+
 def _megatron_data_check(lines: list[tuple[int, str, int | None]], raised: LogEvent) -> None:
     """Make ``raised`` a ``job_data_check`` where its traceback's last frame is in Megatron's
     dataset builders and it is an assertion or a ValueError (``_MEGATRON_DATA_FRAME_RE``): the
@@ -29273,6 +29426,7 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
            for e in report.events):  # fmt: skip
         return  # the barrier's time-out already says it, with the count it ended at
     waits: dict[str, tuple[LogEvent, set[int], int]] = {}
+    overfull: dict[str, tuple[LogEvent, set[int]]] = {}
     completed: set[str] = set()
     for no, line, _ in lines:
         if "Completed store-based barrier" in line and (
@@ -29283,9 +29437,12 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
         if "store based barrier" not in line or not (m := _STORE_BARRIER_WAIT_RE.search(line)):
             continue
         world, joined, rank = int(m.group("world")), int(m.group("joined")), int(m.group("rank"))
-        if joined >= world:
-            continue
         key = m.group("key")
+        if joined > world:
+            _store_barrier_overfull(no, line, rank, world, joined, key, overfull)
+            continue
+        if joined == world:
+            continue
         if key not in waits:
             ev = LogEvent(
                 kind="store_barrier_wait",
@@ -29304,6 +29461,17 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
     report.events = [
         e for e in report.events if not (e.kind == "store_barrier_wait" and e.group in completed)
     ]
+    for ev, ranks in overfull.values():
+        if ev.group in completed:
+            continue  # (a barrier that completed after all: nothing to say)
+        ev.exception_type = (
+            f"{ev.numel} workers joined the store barrier of a {ev.rank_size}-rank process group "
+            f"(world_size={ev.rank_size}, worker_count={ev.numel}; rank(s) "
+            f"{', '.join(map(str, sorted(ranks)))} waiting): more processes added themselves to "
+            "its key than the world holds, so the count never equals the world size and the "
+            "barrier can only time out"
+        )
+        report.events.append(ev)
     for ev, ranks, most in waits.values():
         ev.numel = most
         ev.exception_type = (
@@ -29326,6 +29494,39 @@ def _store_barrier_waits(lines: list[tuple[int, str, int | None]], report: LogRe
                 f"; rank(s) {named}{f' and {more} more' if more > 0 else ''} never joined, and "
                 "the group forms only once every rank has"
             )
+
+
+def _store_barrier_overfull(
+    no: int,
+    line: str,
+    rank: int,
+    world: int,
+    joined: int,
+    key: str,
+    overfull: dict[str, tuple[LogEvent, set[int]]],
+) -> None:
+    """Note a store-barrier wait with more workers counted than the world size, once per key.
+
+    torch's _store_based_barrier (1.x) loops ``while worker_count != world_size`` on the count of
+    ``store.add(store_key, 1)`` calls, and raises "Timed out initializing process group in store
+    based barrier" at the time-out: a count past the world size never comes back down, so the
+    barrier never passes. More adds than ranks come from processes of another job (or a stale
+    one) that reach the same store (one MASTER_ADDR:MASTER_PORT) under the same key."""
+    if key in overfull:
+        ev, ranks = overfull[key]
+        ranks.add(rank)
+        ev.numel = max(ev.numel or 0, joined)
+        return
+    ev = LogEvent(
+        kind="store_barrier_overfull",
+        line=no,
+        message=_quoted(line.strip()),
+        rank=rank,
+        rank_size=world,
+        numel=joined,
+        group=key,  # the barrier's store key
+    )
+    overfull[key] = (ev, {rank})
 
 
 _DIGITS_RE = re.compile(r"\d")
