@@ -323,10 +323,18 @@ _STAT_LINK_RE = re.compile(
 # a line of " name value" pairs only (the one-line form a copy wrapped, or one counter a line)
 _STAT_PAIRS_RE = re.compile(r"(?:[ \t]+[a-z]\w{0,100}[ \t]+\d{1,20}){1,64}[ \t]*")
 _STAT_PAIR_RE = re.compile(r"(?P<name>[a-z]\w{0,100})[ \t]+(?P<value>\d{1,20})")
-# (the mlx5 counter of receive-side errors in packet sequence numbers, its name no loss word:
-# Linux 0ad17a8f "IB/mlx5: Add port protocol stats", out_of_sequence "Number of errors in the
-# packet transport sequence number")
-_RDMA_ERROR_NAMES = frozenset({"out_of_sequence"})
+# (the mlx5 counters of loss and retransmission whose names hold no loss word: Linux 0ad17a8f
+# "IB/mlx5: Add port protocol stats", out_of_sequence "Number of errors in the packet transport
+# sequence number"; NVIDIA's "Understanding mlx5 Linux counters and status parameters" files
+# duplicate_request under its Error group, "Number of received packets. A duplicate request is
+# a request that had been previously executed": the requester sent it again, its packet or
+# its ACK lost; Linux d7fab916 "IB/mlx5: Expose RoCE accelerator counters", roce_adp_retrans
+# "number of adaptive retransmission for RoCE traffic" and roce_adp_retrans_to "number of
+# times RoCE traffic reached time out due to adaptive retransmission": packets sent again
+# after no ACK came. roce_slow_restart, the same commit's rate-control event, is no loss.)
+_RDMA_ERROR_NAMES = frozenset(
+    {"out_of_sequence", "duplicate_request", "roce_adp_retrans", "roce_adp_retrans_to"}
+)
 _HW_HEAD_RE = re.compile(r"^\s*Port (?P<port>\d+) hw counters:\s*$")
 _HW_COUNTER_RE = re.compile(r"^\s*(?P<name>[a-z][\w]*): (?P<value>\d+)\s*$")
 _HW_DEVICE_RE = re.compile(r"\bshow_counters\s+(?P<dev>[\w-]+)|/infiniband/(?P<dev2>[\w-]+)/ports/")
@@ -387,7 +395,8 @@ def parse_hw_counters(text: str) -> list[HwCounters]:
         if blocks and (m := _HW_COUNTER_RE.match(line)):
             value = int(m.group("value"))
             blocks[-1].counters[m.group("name")] = value
-            if value and _is_loss(m.group("name")):
+            # (the same kernel hw_counters as rdma statistic's: the same names of loss)
+            if value and (_is_loss(m.group("name")) or m.group("name") in _RDMA_ERROR_NAMES):
                 blocks[-1].losses[m.group("name")] = value
         elif blocks and line.strip():
             device = None  # another output: the next block's device is its own command's

@@ -13136,6 +13136,13 @@ _SRUN_REVOKED_RE = re.compile(r"srun: error: Job allocation (?P<job>\d+) has bee
 # failure on jean-zay-iam37" when slurmctld marks an allocated node down; "srun: error: Task
 # launch for StepId=96.0 failed on node n2: No such process" when slurmd did not start it)
 _SRUN_NODE_FAILURE_RE = re.compile(r"srun: error: Node failure on (?P<host>\S+)")
+# The job's own processes' words before such a node failure (NCCL's, torch's, a training loop's
+# iteration or loss line): srun prints "Node failure on %s" from its allocation's callback
+# (src/srun/libsrun/allocate.c _node_fail_handler) as well as from a launched step's
+# (src/api/step_launch.c _node_fail_handler), so only these say the node was lost mid-job
+_JOB_RAN_RE = re.compile(
+    r"\bNCCL (?:INFO|WARN)\b|\btorch\b|\biteration\b|\bloss\b|\[rank\d{1,6}\]", re.I
+)
 _SRUN_LAUNCH_FAILED_RE = re.compile(
     r"srun: error: Task launch for StepId=\S+ failed on node (?P<host>[^:\s]+): (?P<why>.+?)\s*$"
 )
@@ -16526,6 +16533,12 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
     handled: set[int] = set()
     shell_ended: set[int] = set()
     device_of_pid: dict[tuple[str, int], int] | None = None  # read once a handler's line is met
+    # (the first line of the job's own output, for srun's node failure: found once, a log may
+    # hold many such failures)
+    job_ran_at = next(
+        (i for i, (_, t, _) in enumerate(lines) if "srun:" not in t and _JOB_RAN_RE.search(t)),
+        len(lines),
+    )
     for index, (no, line, tagged) in enumerate(lines):
         text = line.strip()
         if "failed to run" in line and (cr := _COLOSSALAI_RUN_RE.match(text)):
@@ -16996,10 +17009,15 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             )  # fmt: skip
             continue
         if "Node failure on" in line and (nf := _SRUN_NODE_FAILURE_RE.search(line)):
+            ran = job_ran_at < index
             once(
                 ("srun-node", nf.group("host")), no, text,
-                "srun (Slurm lost the node: node failure)", host=nf.group("host"),
-                root_cause=True,
+                "srun (Slurm lost the node: node failure)"
+                if ran
+                # (no line of the job's before it: the allocation's node or a step's, not
+                # said when)
+                else "srun (Slurm reported a node failure; no output of the job before it)",
+                host=nf.group("host"), root_cause=True,
             )  # fmt: skip
             continue
         if "Task launch for" in line and (tl := _SRUN_LAUNCH_FAILED_RE.search(line)):

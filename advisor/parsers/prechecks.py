@@ -239,7 +239,9 @@ class NodeFault:
     waiting: bool = False
     """The job has not started (PENDING, or requeued): kept from starting, not failed."""
     lost: bool = False
-    """srun's "Node failure on NODE": a node of a launched step failed (the job lost it mid-run)."""
+    """srun's "Node failure on NODE": a node of the job's allocation or of a launched step failed
+    (srun prints it from both: src/srun/libsrun/allocate.c and src/api/step_launch.c
+    _node_fail_handler); the log reader says whether the job's processes had run."""
 
 
 @dataclass(kw_only=True)
@@ -946,8 +948,10 @@ def _slurm_nodes(lines: list[str], out: Checks) -> None:
                 host = m.group("failed")
                 # srun prints it from its step launch's node-fail handler (Slurm's
                 # src/api/step_launch.c _node_fail_handler: error("Node failure on %s"), then
-                # the step's tasks on that node are marked gone): the step had been launched,
-                # so its processes ran; a node lost mid-job, not a launch that failed
+                # the step's tasks on that node are marked gone) and from its allocation's
+                # (src/srun/libsrun/allocate.c _node_fail_handler, the same words): whether
+                # the job's processes ran first is the log reader's to say (logs._JOB_RAN_RE),
+                # which reads the same line
                 if "srun: error: Node failure" in line:
                     out.node_faults.append(NodeFault(line=no, node=host, what=what, lost=True))
                     continue

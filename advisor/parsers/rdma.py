@@ -731,6 +731,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     # ibdev2netdev's, by pdsh's host and port
     netdev_ports: dict[tuple[str | None, str, int, str | None], HcaPort] = {}
     pdsh_hosts: dict[int, str] = {}  # an ibdev2netdev port's (by id) host, pdsh's before its row
+    # an ibdev2netdev -v port's (by id) PCI address, "0000:03:00.1": a VF's own PF by it
+    pci_of: dict[int, str] = {}
     prompt_host: str | None = None  # the host the last shell prompt (or heading) named
     # (line, host) where a prompt named a host, or a heading (None: it names no prompt's host)
     prompted: list[tuple[int, str | None]] = []
@@ -896,6 +898,8 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             ca, current = None, None
             if on is not None:
                 pdsh_hosts[id(port)] = on
+            if d.group("pci"):
+                pci_of[id(port)] = d.group("pci").lower()
             if (same := netdev_ports.get((on, port.ca, port.port, port.netdev))) is not None and (
                 (same.firmware is None) != (port.firmware is None)
             ):
@@ -1271,7 +1275,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     for p in ports:
         if sw := SOFTWARE_DEVICE_RE.match(p.ca):
             p.software = SOFTWARE_DEVICES[sw.group(1).lower()]
-    warnings += _mark_unused_vfs(ports, text)
+    warnings += _mark_unused_vfs(ports, text, pci_of)
     if not ports:
         panics = [w for w in warnings if w.message.startswith("ibstat failed: ibpanic")]
         if panics:
@@ -1410,14 +1414,44 @@ def _vf_part(ca_type: str | None) -> str | None:
     return MLX5_VF_PARTS.get(_part_id(ca_type))
 
 
-def _mark_unused_vfs(ports: list[HcaPort], text: str) -> list[ParseWarning]:
+def _pci_device(pci: str) -> str:
+    """A PCI address's domain:bus:device, its function left off: "0000:03:00" of
+    "0000:03:00.2"."""
+    return pci.rsplit(".", 1)[0]
+
+
+def _own_pfs(vf: HcaPort, pfs: list[HcaPort], pci_of: dict[int, str]) -> list[HcaPort]:
+    """The physical function ports ``vf`` is a function of, where ibdev2netdev -v gave both
+    their PCI addresses: those on its PCI domain:bus:device (a VF of ConnectX's PF 03:00.0 is
+    03:00.1, 03:00.2 ...). Where the copy gives the VF's address but none of the host's PFs
+    shares its device, those on its bus (PCI ARI spreads many VFs over the bus's next device
+    numbers, 03:01.0 ...). Where no address pairs them (a plain ibdev2netdev, ibstat), every
+    PF of the host: the listing does not say whose VF it is."""
+    mine = pci_of.get(id(vf))
+    addressed = [p for p in pfs if id(p) in pci_of]
+    if mine is None or not addressed:
+        return pfs
+    same = [p for p in addressed if _pci_device(pci_of[id(p)]) == _pci_device(mine)]
+    if same:
+        return same
+    bus = mine.rsplit(":", 1)[0]
+    return [p for p in addressed if pci_of[id(p)].rsplit(":", 1)[0] == bus]
+
+
+def _mark_unused_vfs(
+    ports: list[HcaPort], text: str, pci_of: dict[int, str] | None = None
+) -> list[ParseWarning]:
     """``vf`` on each virtual function's port (by its CA type), and ``vf_unused`` on each VF
-    port that is not active or whose netdev is Down where the same host's listing shows a
-    physical function's port active: that listing is the hypervisor's, where VFs wait, Down,
-    until a VM or pod is given them and they are configured (a VF's link is the embedded
-    switch's, not a cable's), so they are no failed rail. A pod's or VM's own listing holds
-    VFs only: a VF Down there is its RDMA path down, and is left to the rules as before. One
-    note a host says which ports they are, and the sriov_numvfs write that created them."""
+    port that is not active or whose netdev is Down where the listing shows its own physical
+    function's port active (``_own_pfs``: by PCI address where ibdev2netdev -v gives it): that
+    listing is the hypervisor's, where VFs wait, Down, until a VM or pod is given them and they
+    are configured (a VF's link is the embedded switch's, not a cable's), so they are no failed
+    rail. A VF whose own PF is down is down with it (a VF's traffic leaves through its PF's
+    port: the kernel's mlx5 counters.rst draws VFs under their PF's eSwitch): it is left to the
+    rules as the PF is, and a note says whose VF it is. A pod's or VM's own listing holds VFs
+    only: a VF Down there is its RDMA path down, and is left to the rules as before. One note a
+    host says which ports they are, and the sriov_numvfs write that created them."""
+    pci_of = pci_of or {}
     for p in ports:
         p.vf = _vf_part(p.ca_type)
     hosts: dict[str | None, list[HcaPort]] = {}
@@ -1429,12 +1463,39 @@ def _mark_unused_vfs(ports: list[HcaPort], text: str) -> list[ParseWarning]:
     ]
     notes: list[ParseWarning] = []
     for host, mine in hosts.items():
-        pfs = [p for p in mine if not p.vf and p.ca_type and p.active]
-        unused = [p for p in mine if p.vf and (p.active is False or p.netdev_up is False)]
-        if not pfs or not unused:
-            continue
+        all_pfs = [p for p in mine if not p.vf and p.ca_type]
+        down = [p for p in mine if p.vf and (p.active is False or p.netdev_up is False)]
+        unused: list[HcaPort] = []
+        with_pf: list[tuple[HcaPort, list[HcaPort]]] = []
+        for vf in down:
+            own = _own_pfs(vf, all_pfs, pci_of)
+            if any(p.active for p in own):
+                unused.append(vf)
+            elif own and any(id(p) in pci_of for p in own):
+                with_pf.append((vf, own))
+        pfs = sorted({p.ca for vf in unused for p in _own_pfs(vf, all_pfs, pci_of) if p.active})
         for p in unused:
             p.vf_unused = True
+        if with_pf:
+            notes.append(
+                ParseWarning(
+                    line=with_pf[0][0].line,
+                    message=(f"{host}: " if host else "")
+                    + f"{len(with_pf)} SR-IOV virtual function port(s) not active: "
+                    + ", ".join(
+                        f"{vf.ca} port {vf.port} (line {vf.line}, PCI {pci_of[id(vf)]})"
+                        for vf, _ in with_pf
+                    )
+                    + "; they are functions of the physical function(s) "
+                    + ", ".join(
+                        sorted({f"{p.ca} (PCI {pci_of[id(p)]})" for _, own in with_pf for p in own})
+                    )
+                    + ", which are not active themselves: they are down with their PF",
+                    skipped=False,
+                )
+            )
+        if not unused:
+            continue
         parts = sorted(
             {f"{p.vf} ({p.ca_type}, PCI device 0x{_part_id(p.ca_type):04x})" for p in unused}
         )
@@ -1452,8 +1513,8 @@ def _mark_unused_vfs(ports: list[HcaPort], text: str) -> list[ParseWarning]:
                     if made
                     else ""
                 )
-                + "; beside the physical function port(s) active ("
-                + ", ".join(sorted({p.ca for p in pfs}))
+                + "; beside their physical function port(s) active ("
+                + ", ".join(pfs)
                 + ") they are VFs not yet given to a VM or pod and configured: no failed rail",
                 skipped=False,
             )
@@ -1807,6 +1868,14 @@ _PERFTEST_ERROR_RE = re.compile(
     # trying to create AH -- %d -- %d"; the status an ibv_wc_status (IBV_WC_STATUS)
     r"|Bad wc status (?:when trying to create AH )?(?:\d+|-- -?\d+ -- -?\d+))"
 )
+# perftest's words on the exchange of keys and data over its connection (TCP or RDMA CM) that
+# ctx_close_connection also runs at the end (perftest_communication.c): after a complete table
+# they are the tear-down's (``PerftestRun.teardown_failed``)
+_PERFTEST_TEARDOWN_RE = re.compile(
+    r"Bad wc status |Unable to (?:read|write) (?:to|from) socket/rd(?:am|ma)_cm"
+    r"|Failed to close connection between server and client"
+)
+_PERFTEST_TABLE_RULE_RE = re.compile(r"^[ \t]*-{20,200}[ \t]*$")
 _BAD_WC_STATUS_RE = re.compile(
     r"Bad wc status (?:when trying to create AH )?(?:-- )?(?P<status>\d+)"
 )
@@ -1999,6 +2068,15 @@ class PerftestRun:
     """The line of a report row the copy cut after its #bytes and #iterations, before any figure
     (``_PERFTEST_CUT_ROW_RE``), in a run with no whole row: it ran that size, its result is not in
     the copy."""
+    teardown_failed: bool = False
+    """Its failure came after its report's table was complete (the closing dashed rule under
+    its last row, or ctx_close_connection's "Failed to close connection between server and
+    client"), on the two sides' exchange over the connection as they close it
+    (``_PERFTEST_TEARDOWN_RE``): each test's main() prints RESULT_LINE after its last size,
+    then calls ctx_close_connection, whose rdma_write_keys / rdma_read_keys print "Bad wc
+    status" where the RDMA CM connection's completion fails (perftest_communication.c; perftest
+    a0c16d4 fixed such a flush at close against iWARP adapters). Its rows stand as measured:
+    no size was cut short."""
     race_rows: list[dict[str, float]] = field(default_factory=list)
     """Rows left out of ``rows`` (each with its ``line``): a --run_infinitely report that counted
     two periods' iterations (``_doubled_period``), not a figure the link carried."""
@@ -2224,6 +2302,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     ports: list[HcaPort] = []
     warnings: list[ParseWarning] = []
     pending: list[_PerftestCommand] = []  # commands no run has been matched to yet
+    closed: set[int] = set()  # runs (by id) whose table was complete: ``teardown_failed``
     failure_open = False  # a run failed before its settings, no command or settings since
     ended = False  # the current run's test printed its main()'s last words (it exited)
     current: HcaPort | None = None
@@ -2361,6 +2440,13 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # after "root@pod:/# "
             if e := _PERFTEST_ERROR_RE.match(line[prompt.end() :]):
                 line = line[prompt.end() :]
+        if run is not None and run.rows and (run.failed is None or e is not None):
+            # (the table closed: its rule under its last row, before any failure; or
+            # ctx_close_connection's own words among the failure's lines)
+            if (run.failed is None and _PERFTEST_TABLE_RULE_RE.match(line)) or (
+                e is not None and e.group("what").startswith("Failed to close connection")
+            ):
+                closed.add(id(run))
         last = e is not None and _PERFTEST_LAST_WORDS_RE.match(line) is not None
         # a command typed after the run's failure lines (a server that failed, then its client
         # started by hand) is another process: a failure line after it is that command's, not
@@ -2546,6 +2632,14 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             and "(IBV_WC_" not in done.failed
         ):
             done.failed += f" ({_wc_status_said(int(bad.group('status')))})"
+        if (
+            done is not None
+            and done.rows
+            and done.failed
+            and id(done) in closed
+            and _PERFTEST_TEARDOWN_RE.match(done.failed)
+        ):
+            done.teardown_failed = True
     _interleaved_server_row(ports, warnings)
     if freqs := [(no, m) for no, line, _ in numbered if (m := _CPU_FREQ_CONFLICT_RE.search(line))]:
         # perftest's get_cpu_mhz (src/get_clock.c): /proc/cpuinfo's cores at different clocks;
