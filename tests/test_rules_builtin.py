@@ -1457,6 +1457,12 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
      # a WARN of another kind is the generic NCCL warning's
      {"evidence.failures": [event(kind="nccl_warning", host="n48", pid=34050, device=0,
                                   message="NET/IB : Got async event : GID table change")]}, {}),
+    ("evidence-nccl-plugin-not-found", "nccl",
+     {"evidence.failures": [event(kind="nccl_plugin_not_found", host="node1", pid=5, device=0,
+                                  code="NCCL_PROFILER_PLUGIN",
+                                  exception_type="NCCL_PROFILER_PLUGIN was set to 'x'")]},
+     # (NCCL's WARN of another kind: not this rule's)
+     {"evidence.failures": [event(kind="nccl_warning", host="node1")]}, {}),
     ("evidence-nccl-nvlink-asymmetric", "nccl",
      {"evidence.failures": [event(kind="nccl_nvlink_asymmetric", host="mew0",
                                   exception_type="NCCL's topology gives the NVLink path GPU/0-65000 -> GPU/0-17000 20 GB/s and the way back 240 GB/s")]},

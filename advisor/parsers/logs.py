@@ -2340,6 +2340,8 @@ def _parse_events(text: str) -> LogReport:
     _socket_network(lines, report)
     report.events.extend(net_without_gdr(lines))
     report.events.extend(nvlink_asymmetry(lines))
+    if "/Plugin" in text:
+        report.events.extend(plugin_not_found(lines))
     _ib_link_layers(lines, report)
     _store_barrier_waits(lines, report)
     _duplicate_ranks(lines, report)
@@ -6071,11 +6073,13 @@ _NCCL_BOOTSTRAP_RE = re.compile(r"NCCL INFO Bootstrap ?: Using (?P<what>\S+?)(?:
 _NVLS_CHANNELS_RE = re.compile(r"\b(\d+) nvls channels\b")
 # nccl-tests' list of its ranks, each process its own (src/common.cu): "#  Rank  0 Group  0 Pid
 # 12345 on HOST device  0 [0x1b] NAME"; its first releases (initial commit b188a15 to cbe7f65,
-# 2017-2019) print "#   Rank %2d on %10s device %2d [0x%02x] %s", no group and no pid
+# 2017-2019) print "#   Rank %2d on %10s device %2d [0x%02x] %s", no group and no pid, and the
+# releases after them, before the group, "#   Rank %2d Pid %6d on %10s device %2d [0x%02x] %s"
+# (src/common.cu run(): a pid and no group)
 # nccl-tests' NCCLCHECK line as its first releases print it, with no host before it
 _NCCL_TESTS_CHECK_RE = re.compile(r"(?:Test )?NCCL failure \S+:\d+ '")
 _NCCL_TESTS_RANK_RE = re.compile(
-    r"^#\s+Rank\s+(?P<rank>\d+) (?:Group\s+\d+ Pid\s+\d+ )?on\s+(?P<host>\S+) "
+    r"^#\s+Rank\s+(?P<rank>\d+) (?:Group\s+\d+ )?(?:Pid\s+\d+ )?on\s+(?P<host>\S+) "
     r"device\s+(?P<dev>\d+) \[[^\]]*\] (?P<gpu>.+)$"
 )
 
@@ -9755,6 +9759,7 @@ NOTICE_KINDS = frozenset(
         "pg_dump_unfinished",
         "nccl_no_gdr",
         "nccl_nvlink_asymmetric",
+        "nccl_plugin_not_found",
         "nccl_ib_notice",
         "nccl_net_slow",
         "run_success",
@@ -29054,6 +29059,83 @@ bandwidth), and a link joins both GPUs, so the two counts differ only where one 
 not active (or a topology file NCCL was given says so)."""
 
 
+# NCCL's plugin loader (NVIDIA/nccl src/plugin/plugin_open.cc openPluginLib, 2.23 on): where its
+# NCCL_NET_PLUGIN / NCCL_TUNER_PLUGIN / NCCL_PROFILER_PLUGIN value is set it dlopen()s the value
+# as given, then "libnccl-<net|tuner|profiler>-<value>.so"; unset, only "libnccl-<kind>.so".
+# Every name dlopen() did not find is listed in one INFO line, "<NET|TUNER|PROFILER>/Plugin: Could
+# not find: <names>. <fallback>" (the net's "Using internal net plugin.", the tuner's "Using
+# internal tuner plugin.", the profiler none: no profiler is loaded). appendNameToList writes each
+# name at the list's start, so the line may show only the last name tried (NVIDIA/nccl#1732's
+# "libnccl-profiler-./libnccl_example_profiler_plugin.so.so").
+_PLUGIN_NOT_FOUND_RE = re.compile(
+    r"\b(?P<kind>NET|TUNER|PROFILER)/Plugin ?: Could not find: ?(?P<names>\S[^\n]{0,400}?)\.?"
+    r"(?: Using internal (?:net|tuner) plugin\.)?\s*$"
+)
+_PLUGIN_ENV = {
+    "NET": "NCCL_NET_PLUGIN",
+    "TUNER": "NCCL_TUNER_PLUGIN",
+    "PROFILER": "NCCL_PROFILER_PLUGIN",
+}
+_PLUGIN_DEFAULT_NAMES = frozenset({"libnccl-net.so", "libnccl-tuner.so", "libnccl-profiler.so"})
+
+
+def plugin_not_found(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
+    """One ``nccl_plugin_not_found`` notice a host and plugin kind whose NCCL could not find the
+    net, tuner or profiler plugin its environment named (``_PLUGIN_NOT_FOUND_RE``): the value
+    given was not loaded. The same line where nothing was set names only the default
+    ``libnccl-<kind>.so``, which NCCL looks for on every start: routine, not said."""
+    found: dict[tuple[str | None, str], LogEvent] = {}
+    for no, line, tagged in lines:
+        if "/Plugin" not in line or not (m := _PLUGIN_NOT_FOUND_RE.search(line)):
+            continue
+        kind = m.group("kind")
+        prefix = f"libnccl-{kind.lower()}-"
+        # (nothing set: only a default name looked for, "libnccl-tuner.so", or a release's
+        # tuner that also looked in "libnccl-net.so")
+        names = [n for n in m.group("names").split() if n not in _PLUGIN_DEFAULT_NAMES]
+        if not names:
+            continue
+        # the value given: the name tried with NCCL's prefix and ".so" taken off, or as listed
+        given = names[0]
+        for name in names:
+            if name.startswith(prefix) and name.endswith(".so"):
+                given = name[len(prefix) : -len(".so")]
+                break
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        if (host, kind) in found:
+            continue  # (each process of a host prints it: said once a host)
+        prefix_m = _NCCL_PREFIX_RE.search(line)
+        env = _PLUGIN_ENV[kind]
+        what = {
+            "NET": "NCCL uses its internal net plugin (its own IB or socket transport) instead",
+            "TUNER": "NCCL uses its internal tuner instead",
+            "PROFILER": "no profiler plugin is loaded (collectives are not affected)",
+        }[kind]
+        tried = " or ".join(f"'{n}'" for n in names[:3])
+        hint = ""
+        if "/" in given and not given.startswith("/"):
+            # (dlopen(3): a name with a slash is a pathname, a relative one taken from the
+            # process's working directory, which a launcher may set elsewhere)
+            hint = (
+                " (a relative path, which dlopen() resolves from the process's working directory)"
+            )
+        found[(host, kind)] = LogEvent(
+            kind="nccl_plugin_not_found",
+            line=no,
+            message=_quoted(line.strip()),
+            rank=tagged,
+            host=host,
+            pid=int(prefix_m.group("pid")) if prefix_m else None,
+            device=int(prefix_m.group("dev")) if prefix_m else None,
+            library="NCCL",
+            code=env,
+            exception_type=f"{env} was set to '{given}' and NCCL could not find {tried}{hint}; "
+            f"{what}",
+        )
+    return list(found.values())
+
+
 def nvlink_asymmetry(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
     """One ``nccl_nvlink_asymmetric`` notice per host and GPU pair whose NVLink path NCCL saw at
     ``NVLINK_ASYMMETRY`` times the bandwidth one way than the other: the links of one side are
@@ -29098,10 +29180,10 @@ def nccl_debug_notices(text: str) -> list[LogEvent]:
     """What NCCL's INFO lines in a file of another format (an nccl-tests log run with
     NCCL_DEBUG=INFO) say of how it set up: channels without GPU Direct RDMA, NVLink paths
     narrower one way (notices, no failure)."""
-    if " via NET/" not in text and " :GPU/" not in text:
+    if " via NET/" not in text and " :GPU/" not in text and "/Plugin" not in text:
         return []
     lines = numbered_lines(text)
-    return net_without_gdr(lines) + nvlink_asymmetry(lines)
+    return net_without_gdr(lines) + nvlink_asymmetry(lines) + plugin_not_found(lines)
 
 
 # NCCL's NVLS heads of a communicator of several nodes (src/graph/connect.cc connectNvls, NCCL 2.17
