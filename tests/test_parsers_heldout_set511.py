@@ -298,8 +298,14 @@ def test_pythons_warning_lines_make_a_program_log() -> None:
 
 def test_routable_ipv6_rocev2_gids_are_no_missing_gid() -> None:
     ev = _load("mooncake1617_show_gids_ionic_rocep_v1_v2_mi355_cut.txt")
-    (missing,) = [f for f in ev.failures if f["kind"] == "rdma_no_gid"]
-    assert missing["message"].startswith("rocep193s0f0 port 1")
+    # (rocep193s0f0's rows end the copy, which is cut before n_gids_found: its routable GIDs may
+    # be in the rows cut, so it is not judged as lacking one; round TTTT set 706)
+    assert [f for f in ev.failures if f["kind"] == "rdma_no_gid"] == []
+    assert any(
+        m.startswith("show_gids: rocep193s0f0 port 1 (enp193s0f0np0): 2 GID(s); no RoCEv2 GID")
+        and "the copy ends after its index 1 row (line 13)" in m
+        for m in _said(ev)
+    )
     assert any(
         "rocep105s0 port 1 (enp105s0): 2 GID(s); RoCEv2 index 1 IPv6 fd93:16d3:59b6:010d:" in m
         and "NCCL_IB_ADDR_FAMILY=AF_INET6" in m

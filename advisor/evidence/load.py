@@ -7893,6 +7893,43 @@ def _ibnet_peers(fabric: list[rdma.HcaPort]) -> list[str]:
     ]
 
 
+def _devinfo_gid_fragment(
+    phys_state: str, phys_line: int, gids: list[rdma.DevinfoGid]
+) -> list[ParseWarning]:
+    """An ibv_devinfo -v port's phys_state and GID rows alone: said, the port's device, number
+    and logical state not being in the copy; LINK_UP is the physical link trained (rdma-core
+    devinfo.c port_phy_state_str: 5 is "LINK_UP"), and a RoCE v2
+    GID of an IPv4 address is the one NCCL picks by default (NCCL_IB_ADDR_FAMILY AF_INET,
+    NCCL_IB_ROCE_VERSION_NUM 2)."""
+    v2 = [g for g in gids if g.gid_type == "RoCE v2" and g.ipv4]
+    return [
+        ParseWarning(
+            line=phys_line,
+            message=f"ibv_devinfo -v port lines without its hca_id and port lines (device, port "
+            f"and logical state not in the copy): phys_state {phys_state} (line {phys_line})"
+            + (
+                ": the physical link is up"
+                if phys_state == "LINK_UP"
+                else ": the physical link is not up (LINK_UP when it is)"
+            )
+            + f"; {len(gids)} GID(s) (lines {gids[0].line}-{gids[-1].line}): "
+            + ", ".join(
+                f"GID[{g.index}] {g.gid}" + (f" {g.gid_type}" if g.gid_type else "")
+                for g in gids[:8]
+            )
+            + (" ..." if len(gids) > 8 else "")
+            + (
+                "; RoCE v2 with an IPv4 address at index "
+                + ", ".join(f"{g.index} ({g.ipv4}, line {g.line})" for g in v2)
+                + ": the GID NCCL picks by default"
+                if v2
+                else ""
+            ),
+            skipped=False,
+        )
+    ]
+
+
 def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     panics = list(_IBPANIC_RE.finditer(text))
     for m in panics:
@@ -7917,6 +7954,8 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         alone = False
     except ParseError:
         if not panics and not missing:
+            if (fragment := rdma.devinfo_gid_fragment(text)) is not None:
+                return _devinfo_gid_fragment(*fragment)
             raise
         ports, warnings, alone = [], [], True
     for miss in missing:
@@ -8197,6 +8236,10 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     skipped=False,
                 )
             )
+    # show_gids prints a device's rows one after another and ends with n_gids_found: a copy
+    # that stops before that line may have lost the rest of its last port's rows, so that
+    # port's missing RoCEv2 GID is not a finding (the rows cut may hold it)
+    cut_port = (gids[-1].output, gids[-1].ca, gids[-1].port) if found is None and gids else None
     for (output, ca, port), own in ports.items():
         v2 = [g for g in own if g.version == "v2" and g.ipv4]
         # a RoCEv2 GID of a routable IPv6 address (not link-local fe80::, not an IPv4 one mapped
@@ -8234,6 +8277,10 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     + " (no IPv4 one: NCCL takes an IPv6 GID with NCCL_IB_ADDR_FAMILY=AF_INET6, "
                     "its default being AF_INET)"
                     if roce and v2_ipv6
+                    else f"no RoCEv2 GID with an IPv4 address in the rows left: the copy ends "
+                    f"after its index {own[-1].index} row (line {own[-1].line}), so its other "
+                    "GIDs may be among the rows cut; not judged"
+                    if roce and (output, ca, port) == cut_port
                     else "no RoCEv2 GID with an IPv4 address"
                     if roce
                     else "an InfiniBand port (no network interface): no RoCE GID to check"
@@ -8241,6 +8288,8 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 skipped=False,
             )
         )
+        if (output, ca, port) == cut_port and not v2:
+            continue  # (its IPv4 RoCEv2 GID may be in the rows the cut lost)
         if roce and not v2 and v2_ipv6:
             _add_failure(
                 out,
@@ -10495,6 +10544,29 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
             if link.job_data is False
             else None
         )
+        # a port with no device behind it: its slot's Presence Detect State clear (SltSta
+        # "PresDet-") or, where the port reports it (LnkCap "LLActRep+"), no Data Link Layer link
+        # up (LnkSta "DLActive-"; pciutils ls-caps.c prints both registers' bits): its LnkSta is
+        # an idle port's figures (lspci marks any figure below LnkCap "downgraded"), not a slow
+        # or narrow link of a device
+        empty = []
+        if link.present is False:
+            empty.append(f"the slot's PresDet-, no card present (line {link.present_line})")
+        if link.link_active is False:
+            empty.append(f"DLActive-, no data link up (line {link.link_active_line})")
+        # (an untrained x0 link is said as an empty slot already, by spared above)
+        if empty and link.width and not link.below and not link.listed_below:
+            notes.append(
+                ParseWarning(
+                    line=link.line,
+                    message=f"lspci: {where}: {said}: no device behind it: "
+                    + " and ".join(empty)
+                    + ": an empty slot or unlinked port, whose link figures are not a slow "
+                    "link of any device; nothing to judge",
+                    skipped=False,
+                )
+            )
+            continue
         if link.width_downgraded and spared:
             notes.append(
                 ParseWarning(
@@ -11608,10 +11680,89 @@ def _mst_status_plain(text: str, rows: list[tuple[int, dict[str, str]]]) -> list
     return notes
 
 
+def _line_of(text: str, words: str) -> int | None:
+    """The 1-based line where ``words`` first stand in ``text``; None where they do not."""
+    at = text.find(words)
+    return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def _mst_modules_not_loaded(text: str, source: str, out: EvidenceFacts) -> list[ParseWarning]:
+    """mst status whose MST modules are not loaded and that lists no /dev/mst device. NVIDIA
+    MFT's documentation ("Running mst in an Environment without a Kernel") shows mst working
+    so, its devices listed under "PCI Devices:" by PCI address and its tools given that address
+    (flint -d 08:00.0 q): a note where it lists some. Where it lists none, mst reaches no device:
+    an ``mst_not_loaded`` failure naming the module lines, and mst start's own lines above them
+    where the copy holds them ("mst start: ... After successfully completion of this command the
+    MST driver is ready to work", the same documentation's mst synopsis)."""
+    said = rdma.MST_MODULE_NOT_LOADED_RE.finditer(text)
+    lines = [text.count("\n", 0, m.start()) + 1 for m in said]
+    which = (
+        "the MST PCI and PCI configuration modules"
+        if "MST PCI configuration module is not loaded" in text
+        and "MST PCI module is not loaded" in text
+        else "the MST PCI configuration module"
+        if "MST PCI configuration module is not loaded" in text
+        else "the MST PCI module"
+    )
+    at = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
+    after = text[text.find("MST modules:") :]
+    addresses = rdma.MST_PCI_ADDRESS_RE.findall(after)
+    if addresses:
+        return [
+            ParseWarning(
+                line=lines[0],
+                message=f"mst status: {which} not loaded ({at}): mst runs without its kernel "
+                f"modules and names the {len(addresses)} device(s) by PCI address ("
+                + ", ".join(a.strip() for a in addresses[:8])
+                + "), which the MFT tools take as their -d; nothing to mend",
+                skipped=False,
+            )
+        ]
+    start = text.find("Starting MST (Mellanox Software Tools) driver set")
+    loaded = [
+        text.count("\n", 0, m.start()) + 1
+        for m in re.finditer(r"^[^\n]{0,40}Loading MST PCI[^\n]{0,40}- Success", text, re.M)
+    ]
+    _add_failure(
+        out,
+        source,
+        logs.LogEvent(
+            kind="mst_not_loaded",
+            line=lines[0],
+            message=f"mst status: {which} not loaded ({at}), no device listed",
+            library="mst",
+            exception_type=f"mst status: {which} not loaded ({at}) and no device listed "
+            "under them"
+            + (
+                f", though mst start (line {text.count(chr(10), 0, start) + 1}) reported "
+                f"loading them (line{'s' if len(loaded) > 1 else ''} "
+                + ", ".join(map(str, loaded))
+                + ")"
+                + (
+                    f" and unloaded only the PCI module as unused (line {unused})"
+                    if (unused := _line_of(text, "Unloading MST PCI module (unused)"))
+                    else ""
+                )
+                if start >= 0 and loaded
+                else ""
+            )
+            + ": the mst driver is not loaded, so the MFT tools (flint, mlxconfig, mlxlink) "
+            "reach no NIC through /dev/mst",
+        ),
+    )
+    return []
+
+
 def _mst_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """mst status -v: a note of the NICs listed, their RDMA devices, interfaces and NUMA nodes
     (which NIC sits near which GPU is read against nvidia-smi topo -m)."""
-    rows = rdma.parse_mst_status(text)
+    if not rdma.MST_MODULE_NOT_LOADED_RE.search(text):
+        rows = rdma.parse_mst_status(text)
+    else:
+        try:
+            rows = rdma.parse_mst_status(text)
+        except ParseError:
+            return _mst_modules_not_loaded(text, source, out)
     if all("rdma" not in r for _, r in rows):
         return _mst_status_plain(text, rows)
     kinds = sorted({r["type"] for _, r in rows})

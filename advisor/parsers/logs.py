@@ -783,7 +783,8 @@ class LogEvent:
     such a restart, before the group started again), elastic_restart_pending (such a restart
     in a log that ends before the restarted workers print a line), disk_full (a write that found no space left on the device),
     hccl_op_retry_connect (HCCL's op-retry channel that could not reach its server), rdma_ipv6_gid_only (show_gids' RoCE
-    ports whose routable RoCEv2 GIDs are IPv6 only),
+    ports whose routable RoCEv2 GIDs are IPv6 only), mst_not_loaded (the importer's, mst status
+    with its MST modules not loaded and no device listed),
     mindspore_unregistered, faultdiag_performance (the importer's, ascend-fd's performance modules),
     npu_freq_reduced (the importer's, MindCluster's frequency-reduction check of its npu-smi samples),
     npu_compute_low (the importer's, ascend-dmi -f: a device far under its run's median),

@@ -52,6 +52,14 @@ _STA_RE = re.compile(
 _EXPRESS_RE = re.compile(
     r"^\s*Capabilities: \[[0-9a-fA-F]+\] Express (?:\(v\d+\) )?(?P<type>[A-Za-z/ -]+?)(?: \(|,|$)"
 )
+# the flags lspci prints of the link (pciutils ls-caps.c cap_express_link: "ClockPM- Surprise-
+# LLActRep+ ..." under LnkCap, "TrErr- Train- SlotClk+ DLActive- ..." under LnkSta or on its line)
+# and the slot's presence (cap_express_slot: "SltSta:\tStatus: AttnBtn- PowerFlt- MRL- CmdCplt-
+# PresDet- Interlock-"; SltCtl's "Enable: ... PresDet-" and "Changed: ... PresDet-" are its
+# interrupt enable and change bits, not the presence)
+_LLACTREP_RE = re.compile(r"\bLLActRep(?P<flag>[+-])")
+_DLACTIVE_RE = re.compile(r"\bDLActive(?P<flag>[+-])")
+_PRESENCE_RE = re.compile(r"^\s*SltSta:\s*Status:[^\n]{0,200}?\bPresDet(?P<flag>[+-])")
 # a bridge's bus numbers (lspci -v: "Bus: primary=00, secondary=02, subordinate=02, sec-latency=0")
 _BUS_RE = re.compile(
     r"^\s*Bus: primary=[0-9a-fA-F]+, secondary=(?P<secondary>[0-9a-fA-F]+), "
@@ -171,6 +179,16 @@ class PcieLink:
     neither this NIC nor them: the speed they did train at. A link that differs in speed as well
     as width is most often another model (a Gen4 x8 card beside Gen5 x16 ones), so the siblings
     say nothing of its own width."""
+    link_active: bool | None = None
+    """lspci's ``DLActive+``/``-`` under LnkSta (pciutils ls-caps.c cap_express_link: the Link
+    Status register's PCI_EXP_LNKSTA_DL_ACT, Data Link Layer Link Active), counted only where
+    LnkCap's ``LLActRep+`` (PCI_EXP_LNKCAP_DLLA) says the port reports it; None otherwise."""
+    present: bool | None = None
+    """A slot's ``SltSta: Status: ... PresDet+``/``-`` (ls-caps.c cap_express_slot: the Slot
+    Status register's PCI_EXP_SLTSTA_PRES, Presence Detect State): whether a card is in the
+    slot; None where the copy has no SltSta line."""
+    link_active_line: int | None = None
+    present_line: int | None = None
     model: str = ""
     """The device's name as its heading gives it ("Mellanox Technologies MT2910 Family
     [ConnectX-7]"), without lspci's "(rev NN)"; "" where the copy has no heading for it."""
@@ -256,11 +274,27 @@ def parse(text: str) -> list[PcieLink]:
     device = ""
     cap: re.Match[str] | None = None
     nic_addresses: set[str] = set()
+    reports_active = False  # LnkCap's LLActRep+: DLActive means something
+    last: PcieLink | None = None  # the link whose flags and slot lines follow
     for no, line, _ in numbered_lines(text):
         if nic := _NIC_DRIVER_RE.search(line):
             nic_addresses.add(_bdf_key(nic["bdf"]))
+        if (
+            last is not None
+            and last.link_active is None
+            and reports_active
+            and "LnkSta:" not in line
+            and (f := _DLACTIVE_RE.search(line))
+        ):
+            last.link_active, last.link_active_line = f["flag"] == "+", no
+        if last is not None and (f := _PRESENCE_RE.match(line)):
+            last.present, last.present_line = f["flag"] == "+", no
+            continue
+        if f := _LLACTREP_RE.search(line):
+            reports_active = f["flag"] == "+"
         if d := _DEVICE_RE.match(line):
             device, cap, port_type = f"{d.group('bdf')} {d.group('what')}", None, None
+            reports_active, last = False, None
             # (the class before the name, "-nn"'s class code after it: "PCI bridge [0604]: ...")
             cls, _, name = d.group("what").partition(": ")
             head = _Heading(
@@ -274,6 +308,7 @@ def parse(text: str) -> list[PcieLink]:
             # any other lspci command starts a listing of its own, of devices it may not name
             sel = _SELECT_RE.search(line)
             device, cap, head, port_type = (sel.group("bdf") if sel else ""), None, None, None
+            reports_active, last = False, None
             continue
         if head is not None and (b := _BUS_RE.match(line)):
             head.secondary, head.subordinate = int(b["secondary"], 16), int(b["subordinate"], 16)
@@ -282,7 +317,8 @@ def parse(text: str) -> list[PcieLink]:
             port_type = x.group("type").strip()
             continue
         if c := _CAP_RE.match(line):
-            cap = c
+            # (its LLActRep flag follows, on the next line: this link's, not the one above)
+            cap, reports_active = c, bool((f := _LLACTREP_RE.search(line)) and f["flag"] == "+")
             continue
         label = _LABEL_RE.match(line)
         if label is not None:
@@ -314,6 +350,10 @@ def parse(text: str) -> list[PcieLink]:
                 or (s.group("width_said") is None and cap_width is not None and width < cap_width),
             )
         )
+        last = links[-1]
+        if reports_active and (f := _DLACTIVE_RE.search(line)):
+            # (older pciutils print the flags on LnkSta's own line)
+            last.link_active, last.link_active_line = f["flag"] == "+", no
         placed.append((links[-1], head))
         if cap is None and s.group("width_said") is None:
             unmarked.append(links[-1])

@@ -321,7 +321,60 @@ def _sminfo_note(
     return ParseWarning(line=no, message=said, skipped=False)
 
 
+# ibv_devinfo -v's port lines copied from its phys_state on, with the port's GID rows under it
+# and neither the device's hca_id nor the port's "port:" line (rdma-core
+# libibverbs/examples/devinfo.c print_formated_gid: "\t\t\tGID[%3d]:\t\t<gid>, RoCE v2", the
+# type after a comma on an Ethernet port only; a RoCE v1 GID in hex groups, a RoCE v2 one through
+# inet_ntop, "::ffff:a.b.c.d" for an IPv4 address)
+# (devinfo.c port_phy_state_str: SLEEP, POLLING, DISABLED, "PORT_CONFIGURATION TRAINNING",
+# LINK_UP, LINK_ERROR_RECOVERY, "PHY TEST", then the number in brackets)
+_DEVINFO_PHYS_RE = re.compile(
+    r"^[ \t]*phys_state:[ \t]*(?P<state>[A-Z_]{1,40}(?: [A-Z_]{1,20})?)(?:[ \t]*\(\d{1,3}\))?[ \t]*$"
+)
+_DEVINFO_GID_RE = re.compile(
+    r"^[ \t]*GID\[[ \t]*(?P<index>\d{1,5})\]:[ \t]*(?P<gid>[0-9a-fA-F:.]{2,45})"
+    r"(?:,[ \t]*(?P<type>RoCE v[12]|IB/RoCE v1|IB))?[ \t]*$"
+)
+_DEVINFO_FRAGMENT_SIGNATURE = (
+    r"^[ \t]*phys_state:[ \t]*[A-Z_]{1,40}(?: [A-Z_]{1,20})?[ \t]*(?:\(\d+\))?[ \t]*\r?\n"
+    r"[ \t]*GID\[[ \t]*\d+\]:"
+)
+
+
+@dataclass
+class DevinfoGid:
+    """One ``GID[ N]:`` row of an ibv_devinfo -v port."""
+
+    line: int
+    index: int
+    gid: str
+    gid_type: str | None
+    """``RoCE v1`` / ``RoCE v2`` as printed; None where the row names none (an InfiniBand port)."""
+
+    @property
+    def ipv4(self) -> str | None:
+        """The IPv4 address a RoCE GID carries (``::ffff:a.b.c.d``), else None."""
+        m = re.fullmatch(r"::ffff:(\d{1,3}(?:\.\d{1,3}){3})", self.gid, re.I)
+        return m.group(1) if m else None
+
+
+def devinfo_gid_fragment(text: str) -> tuple[str, int, list[DevinfoGid]] | None:
+    """An ibv_devinfo -v port fragment: its phys_state (as printed, without the number), that
+    line, and the GID rows under it; None where the text does not start so (after blank lines)."""
+    lines = [(no, line) for no, line, _ in numbered_lines(text) if line.strip()]
+    if not lines or not (phys := _DEVINFO_PHYS_RE.match(lines[0][1])):
+        return None
+    gids = []
+    for no, line in lines[1:]:
+        g = _DEVINFO_GID_RE.match(line)
+        if g is None:
+            return None  # (another field or output: not this fragment alone)
+        gids.append(DevinfoGid(no, int(g["index"]), g["gid"], g["type"]))
+    return (phys["state"], lines[0][0], gids) if gids else None
+
+
 IBV_DEVINFO_SIGNATURE = (
+    _DEVINFO_FRAGMENT_SIGNATURE + "|"
     # (a web page may drop the tab before each field: "transport:" flush left under hca_id)
     r"^[ \t]*hca_id:[ \t]*\S+[ \t]*\r?\n[ \t]*transport:[ \t]+\w"
     # a port block copied without its device (ibv_devinfo -v's "port: 1" over "state: PORT_...")
@@ -3961,7 +4014,23 @@ _MST_V_HEAD = r"^[ \t]*DEVICE_TYPE[ \t]+MST[ \t]+PCI[ \t]+RDMA[ \t]+NET[ \t]+NUM
 # - PCI configuration cycles access." (or "_pci_cr0 - PCI direct access."), then indented
 # "domain:bus:dev.fn=0002:01:00.0 addr.reg=88 ..." and "Chip revision is: 00".
 _MST_PLAIN_HEAD = r"^[ \t]*MST devices:[ \t]*\n[ \t]*-{4,}[ \t]*\n[ \t]*/dev/mst/"
-MST_STATUS_SIGNATURE = f"{_MST_V_HEAD}|{_MST_PLAIN_HEAD}"
+# mst status's module lines, the head it prints first (NVIDIA MFT documentation, "Running mst in
+# an Environment without a Kernel": "MST modules:", a dashed rule, then "MST PCI module is not
+# loaded" / "MST PCI configuration module is not loaded" where mst's kernel modules are absent;
+# the devices then follow under "PCI Devices:" by their PCI address, or none)
+_MST_MODULES_HEAD = (
+    r"^[ \t]*MST modules:[ \t]*\n[ \t]*-{4,}[ \t]*\n[ \t]*MST PCI (?:configuration )?module is "
+    r"not loaded"
+)
+MST_MODULE_NOT_LOADED_RE = re.compile(
+    r"^[ \t]*MST PCI (?P<which>configuration )?module is not loaded[ \t]*$", re.M
+)
+# the devices mst lists by PCI address where its modules are not loaded ("PCI Devices:", a
+# dashed rule, "05:00.0" a line, as in that documentation)
+MST_PCI_ADDRESS_RE = re.compile(
+    r"^[ \t]*(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7][ \t]*$", re.M
+)
+MST_STATUS_SIGNATURE = f"{_MST_V_HEAD}|{_MST_PLAIN_HEAD}|{_MST_MODULES_HEAD}"
 _MST_HEAD_RE = re.compile(_MST_V_HEAD, re.M)
 _MST_PLAIN_DEVICE_RE = re.compile(
     r"^\s*/dev/mst/(?P<mst>mt(?P<devid>\d{4,5})_\w{1,40}?)\s+-\s+(?P<access>[^\n]{1,80}?)\.?\s*$"
