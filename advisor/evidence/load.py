@@ -8627,6 +8627,18 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
         if tls:
             return []  # a grep of HCCP's TLS lines: read as the ports' TLS states
         raise
+    if logs.GLOG_FATAL_RE.search(text):
+        # a glog FATAL line aborts its process: a failure of its own, in place of the same
+        # line read as the first error line as written, beside an abort read from elsewhere
+        # (a FATAL line another reading already knows, HCCL's result in a CHECK, stays that)
+        known_at = {ev.line for ev in report.events if ev.kind != "log_error"}
+        fatal = [ev for ev in logs.glog_fatal_events(text) if ev.line not in known_at]
+        at = {ev.line for ev in fatal}
+        report.events = [
+            ev for ev in report.events if not (ev.kind == "log_error" and ev.line in at)
+        ] + fatal
+        if fatal and not any(ev.kind == "log_error" for ev in report.events):
+            report.generic = False  # (read as glog's FATAL: no "first error line as written")
     # an hccl_test run's init failure was read by its own format already
     known = {(f["line"], f["kind"]) for f in out.failures if f["source"] == source}
     read_lines = {line for line, _ in known}

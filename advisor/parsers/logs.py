@@ -23058,9 +23058,47 @@ LOG_LOOK_LINES = 300
 MIN_LOG_LINES = 2
 
 
-GLOG_FATAL_RE = re.compile(r"^\W{0,4}F\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] ", re.M)
+GLOG_FATAL_RE = re.compile(
+    r"^\W{0,4}F(?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] ", re.M
+)
 """glog's FATAL line ("F0228 07:57:06.699025       1 main.go:133] load config failed, ..."): the
-program stopped there, a log's error even among other tools' outputs."""
+program stopped there, a log's error even among other tools' outputs. A prefix with the year before
+the month is taken too ("F20250825 11:10:33.595355   331 util_rdma.h:592] Check failed: ...", as
+UCCL's log prints it, uccl-project/uccl issue 301)."""
+
+# UCCL's own print of the HCA it was given ("UCCL_IB_HCA: mlx5_0:1", rdma_io.cc)
+_UCCL_HCA_RE = re.compile(r"\] UCCL_IB_HCA: (?P<hca>[\w.:,-]{1,120})\s*$")
+_GLOG_WARN_HEAD_RE = re.compile(
+    r"^\W{0,4}[WE](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] "
+)
+GLOG_WARN_ABOVE_LINES = 3
+"""How far above a glog FATAL line its own thread's warning may say why (UCCL's "W... NET/IB: read
+failed in ncclIbRoceGetVersionNum: Invalid argument" just above its "Check failed")."""
+
+
+def glog_fatal_events(text: str) -> list[LogEvent]:
+    """Each glog FATAL line of ``text`` as a ``glog_fatal`` event: glog's LogMessageFatal aborts
+    the process after it ("*** Check failure stack trace: ***", the stack ending in
+    google::LogMessageFatal::~LogMessageFatal()), so the line is the program's failure, not a
+    line to read past. The warning or error just above it is named as what led there, and the
+    HCA UCCL says it was given."""
+    lines = text.splitlines()
+    hca = None
+    out: list[LogEvent] = []
+    for index, line in enumerate(lines):
+        if "UCCL_IB_HCA" in line and (h := _UCCL_HCA_RE.search(line)):
+            hca = (h.group("hca"), index + 1)
+        if not GLOG_FATAL_RE.match(line):
+            continue
+        message = line.strip()[:300]
+        for back in range(index - 1, max(index - 1 - GLOG_WARN_ABOVE_LINES, -1), -1):
+            if _GLOG_WARN_HEAD_RE.match(lines[back]):
+                message += f"; after line {back + 1}: {lines[back].strip()[:160]}"
+                break
+        if hca is not None:
+            message += f"; HCA {hca[0]} (UCCL_IB_HCA, line {hca[1]})"
+        out.append(LogEvent(kind="glog_fatal", line=index + 1, message=message[:500]))
+    return out
 
 
 HWLOG_ERROR_RE = re.compile(
