@@ -1853,6 +1853,12 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                               "perftest": {**_perftest("mlx4_0", None, failed="Couldn't read remote address")["perftest"],
                                            "broke_off": True, "failed_line": 23}}]},
      {"evidence.hca_ports": [_perftest("mlx5_0", None, failed="Couldn't connect to 10.0.0.2:18515")]}, {}),
+    # (a GPU buffer the HCA would not register: no GPUDirect RDMA; a host buffer's is not it)
+    ("evidence-rdma-perftest-gpu-mr-failed", "nccl",
+     {"evidence.hca_ports": [{**_perftest("mlx5_3", None, failed="Couldn't allocate MR (its buffer is GPU memory ...)"),
+                              "perftest": {**_perftest("mlx5_3", None, failed="Couldn't allocate MR (its buffer is GPU memory ...)")["perftest"],
+                                           "gpu_mr_failed": True, "port_said": False, "failed_line": 13}}]},
+     {"evidence.hca_ports": [_perftest("mlx5_3", None, failed="Couldn't allocate MR")]}, {}),
     ("evidence-rdma-perftest-stopped-mid-run", "nccl",
      {"evidence.hca_ports": [{**_perftest("mlx5_3", 381.41, failed="Completion with error at client"),
                               "perftest": {**_perftest("mlx5_3", 381.41, failed="Completion with error at client")["perftest"],

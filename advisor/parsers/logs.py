@@ -17363,6 +17363,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 elif hm := _MPI_HOST_RE.search(later):
                     ev.host = hm.group("host")
             if ev.exit_code is not None:
+                ev.call = _mr_refused_above(lines, index)
                 report.events.append(ev)
     first_out = next(
         (
@@ -17411,6 +17412,28 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                     )
                 )
                 break
+
+
+# the verbs programs' words that ibv_reg_mr refused their buffer (rdma-core's
+# libibverbs/examples/*_pingpong.c pp_init_ctx: "Couldn't register MR", which libgdsync's
+# gds_kernel_latency and other tests built on them print as well), a process's own cause of its
+# exit
+_MR_REFUSED_RE = re.compile(r"^\s{0,8}Couldn't register MR\b")
+
+
+def _mr_refused_above(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
+    """ "Couldn't register MR" (with its lines) above mpirun's report at ``index``: why the
+    processes exited; None without it."""
+    found = [
+        no for no, line, _ in lines[:index] if "register MR" in line and _MR_REFUSED_RE.match(line)
+    ]
+    if not found:
+        return None
+    where = f"line {found[0]}" if len(found) == 1 else f"lines {found[0]}-{found[-1]}"
+    return (
+        f"Couldn't register MR ({where}, {len(found)} process(es)): ibv_reg_mr refused the "
+        "buffer; where it is GPU memory, GPUDirect RDMA (nvidia-peermem) was not there for it"
+    )
 
 
 # torch_npu's NPU_CHECK_ERROR on a failed runtime call: "npuSynchronizeDevice:torch_npu/csrc/core/
@@ -24098,6 +24121,48 @@ def _may_say_error(line: str) -> bool:
     )
 
 
+# libstdc++'s verbose terminate handler (libstdc++-v3/libsupc++/vterminate.cc): "terminate called
+# after throwing an instance of 'T'", then "  what():  " and the exception's what(): that second
+# line is the failure's own words, the first only its type
+_TERMINATE_TYPE_RE = re.compile(
+    r"terminate called after throwing an instance of '(?P<type>[^'\n]{1,200})'"
+)
+_WHAT_RE = re.compile(r"^\s{0,8}what\(\):\s{0,8}(?P<what>\S[^\n]{0,400})")
+# CUDA's pointer attributes as a program printed them before an RDMA registration
+# (cudaPointerAttributes.type, the CUDA runtime's enum cudaMemoryType: cudaMemoryTypeDevice = 2),
+# "memoryType=2 device=4": the buffer is that GPU's memory
+_CUDA_DEVICE_POINTER_RE = re.compile(r"\bmemoryType=2\b[^\n]{0,80}?\bdevice=(?P<device>\d{1,3})\b")
+TERMINATE_DEVICE_LOOK_LINES = 12
+"""How far above a failed RDMA registration the lines naming its buffer's GPU are looked for."""
+
+
+def _terminate_what(lines: list[tuple[int, str, int | None]], index: int) -> LogEvent | None:
+    """The failure a C++ program's uncaught exception carries: the ``what():`` line just under
+    "terminate called after throwing" at ``index``, its type beside it; None without one. An
+    RDMA registration's failure (ibv_reg_mr) names the GPU whose memory it was where the lines
+    above print that buffer's CUDA attributes."""
+    for no, line, tagged in lines[index + 1 : index + 3]:
+        if (what := _WHAT_RE.match(line)) is None:
+            continue
+        kind = _TERMINATE_TYPE_RE.search(lines[index][1])
+        event = LogEvent(
+            kind="log_error",
+            line=no,
+            message=what.group("what").strip()[:300],
+            rank=tagged if tagged is not None else lines[index][2],
+            exception_type=(f"{kind.group('type')}, " if kind else "")
+            + "uncaught: the program called terminate and aborted",
+        )
+        if "ibv_reg_mr" in line:
+            for _, above, _ in reversed(lines[max(0, index - TERMINATE_DEVICE_LOOK_LINES) : index]):
+                if (gpu := _CUDA_DEVICE_POINTER_RE.search(above)) is not None:
+                    event.device = int(gpu.group("device"))
+                    event.message = f"{event.message} (registering GPU {event.device}'s memory)"
+                    break
+        return event
+    return None
+
+
 def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
     """The first line of a program's log that says something failed, in a form no reading
     above knows (a ``log_error``: the line as written, nothing read from it); None when no line
@@ -24139,6 +24204,10 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                     message=f"{level_only[1].strip()[:300]} / {line.strip()[:200]}",
                     rank=level_only[2],
                 )
+            if "terminate called after throwing" in line and (
+                thrown := _terminate_what(lines, index)
+            ):
+                return thrown
             return LogEvent(kind="log_error", line=no, message=line.strip()[:300], rank=tagged)
         if level_only is None and _ERROR_LEVEL_RE.search(line):
             level_only = (no, line, tagged)

@@ -2131,6 +2131,19 @@ class PerftestRun:
     a0c16d4 fixed such a flush at close against iWARP adapters). Its rows stand as measured:
     no size was cut short."""
     race_rows: list[dict[str, float]] = field(default_factory=list)
+    gpu_mr_failed: bool = False
+    """It stopped on ibv_reg_mr refusing its buffer, and that buffer was GPU memory (its command's
+    ``--use_cuda``, or perftest's own CUDA set-up lines above the failure: "allocated GPU buffer",
+    "for type CUDA_MEM_DEVICE", perftest_resources.c / cuda_memory.c): the HCA could not map the
+    GPU's memory, GPUDirect RDMA (the nvidia-peermem module, or dma-buf with --use_cuda_dmabuf)
+    was not there for it; no test could run."""
+    gpu_name: str | None = None
+    """The GPU perftest picked (its CUDA set-up's "device name = [Tesla K80]")."""
+    mr_errno: int | None = None
+    """The errno ibv_reg_mr left ("Couldn't allocate MR with error=14", perftest since 2022)."""
+    port_said: bool = True
+    """Whether the port is the copy's (-i/--ib-port, or perftest's own port line), not the
+    default 1 taken for a run whose command does not say it."""
     """Rows left out of ``rows`` (each with its ``line``): a --run_infinitely report that counted
     two periods' iterations (``_doubled_period``), not a figure the link carried."""
 
@@ -2177,6 +2190,48 @@ message rate, not the link."""
 # when it is not IBV_PORT_ACTIVE, then " Couldn't set the link layer" and the test's main()'s
 # " Couldn't get context for the device"): the local port, not the path to the peer, failed
 _PORT_NOT_ACTIVE_RE = re.compile(r"Port number \d+ state is (?P<state>(?!Active\b)\w+)")
+
+# perftest's CUDA set-up before it registers its buffer (src/cuda_memory.c cuda_memory_init and
+# cuda_memory_allocate_buffer: "[pid = %d, dev = %d] device name = [%s]", "allocated GPU buffer
+# address at %016llx pointer=%p" (older), "allocated GPU buffer of a %lu address at %p for type
+# %s" (CUDA_MEM_DEVICE, CUDA_MEM_MANAGED ...)): the buffer create_single_mr then gives ibv_reg_mr
+# is GPU memory
+_PERFTEST_GPU_NAME_RE = re.compile(r"\] device name = \[(?P<name>[^\]\n]{1,80})\]")
+_PERFTEST_GPU_BUFFER_RE = re.compile(
+    r"^\s*allocated GPU buffer\b(?:[^\n]{0,120}? for type (?P<type>\w{1,40}))?"
+)
+_MR_ERRNO_RE = re.compile(r"Couldn't allocate MR with error=(?P<errno>-?\d{1,4})")
+ERRNO_NAMES = {12: "ENOMEM, Cannot allocate memory", 14: "EFAULT, Bad address"}
+"""Linux's errno values ibv_reg_mr leaves (include/uapi/asm-generic/errno-base.h: ENOMEM 12,
+EFAULT 14): EFAULT on a GPU buffer is the kernel unable to pin those pages, which only
+nvidia-peermem (or dma-buf registration) can (NVIDIA GPUDirect RDMA documentation)."""
+
+
+def _gpu_mr_failure(
+    run: PerftestRun, line: str, gpu_buffer: bool, gpu_name: str | None, mem_type: str | None
+) -> None:
+    """Mark ``run``, stopped on "Couldn't allocate MR" (``line``), as a GPU buffer's
+    registration that failed where its buffer was GPU memory, and say so in its failure."""
+    if (e := _MR_ERRNO_RE.search(line)) is not None:
+        run.mr_errno = int(e.group("errno"))
+    if not gpu_buffer:
+        return  # (host memory: its failure stays as perftest wrote it, its errno kept aside)
+    run.gpu_mr_failed, run.gpu_name = True, gpu_name
+    errno = ""
+    if run.mr_errno is not None:
+        errno = f", error={run.mr_errno}" + (
+            f" ({ERRNO_NAMES[run.mr_errno]})" if run.mr_errno in ERRNO_NAMES else ""
+        )
+    # (ibv_reg_mr on GPU memory: an HCA registers it only through GPUDirect RDMA, the
+    # nvidia-peermem module, or a dma-buf of the buffer, perftest's --use_cuda_dmabuf)
+    run.failed = (
+        "Couldn't allocate MR (its buffer is GPU memory"
+        + (f" ({mem_type})" if mem_type else "")
+        + (f" on the {gpu_name}" if gpu_name else "")
+        + (f"{errno}" if errno else "")
+        + ": registering it for RDMA needs GPUDirect RDMA, the nvidia-peermem module, or dma-buf "
+        "with --use_cuda_dmabuf, on a GPU and driver that allow it)"
+    )
 
 
 @dataclass(kw_only=True)
@@ -2368,6 +2423,9 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     title_at = 0
     previous = ""  # the line above (perftest's parser says what it refused there)
     error_at = 0  # the last perftest failure line read
+    gpu_buffer_seen = False  # perftest's CUDA set-up allocated a GPU buffer since the last command
+    gpu_name: str | None = None  # the GPU that set-up named
+    mem_type: str | None = None  # its buffer's kind ("CUDA_MEM_DEVICE")
     numbered = numbered_lines(text)
     for index, (no, line, _) in enumerate(numbered):
         above, previous = previous, line
@@ -2387,8 +2445,12 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 # --iter 20000 1" / "92.168.1.60"): the address whole
                 command.server += nxt
             pending.append(command)
-            failure_open = False
+            failure_open, gpu_buffer_seen, gpu_name, mem_type = False, False, None, None
             continue
+        if "GPU buffer" in line and (gpu_buffer := _PERFTEST_GPU_BUFFER_RE.match(line)):
+            gpu_buffer_seen, mem_type = True, gpu_buffer.group("type") or mem_type
+        elif "device name" in line and (gpu := _PERFTEST_GPU_NAME_RE.search(line)):
+            gpu_name = gpu.group("name").strip()
         if t := _PERFTEST_TITLE_RE.match(line):
             title, title_at = f"{t.group('test')} {t.group('kind')}", no
             continue
@@ -2525,6 +2587,9 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # after the last one's main() gave up): a run on a port the copy does not name
             run = PerftestRun(test=title or "perftest", failed=e.group("what"), failed_line=no)
             run.device_unanswered = e.group("what") in DEVICE_QUERY_FAILED
+            run.port_said = False  # (perftest's default port 1: the copy does not say it)
+            if e.group("what") == "Couldn't allocate MR":
+                _gpu_mr_failure(run, line, gpu_buffer_seen, gpu_name, mem_type)
             current = HcaPort(ca=NO_DEVICE, port=1, line=no, tool="perftest")
             current.perftest = run
             ports.append(current)
@@ -2549,19 +2614,15 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             cmd = _connected_by(pending, e.group("what")) or pending[-1]
             failure_open, ended = True, last
             what = e.group("what")
-            if what.startswith("Couldn't allocate MR") and cmd.gpu_buffer:
-                # (ibv_reg_mr on GPU memory: an HCA registers it only through GPUDirect RDMA,
-                # the nvidia-peermem module, on a GPU that allows it)
-                what += (
-                    " (its buffer is GPU memory, --use_cuda: registering it for RDMA needs "
-                    "GPUDirect RDMA, the nvidia-peermem module, on a GPU that allows it)"
-                )
             if what == "Parser function exited with Error" and above.strip():
                 # its own words on the argument it refused, the line above: the command line,
                 # not the link, is what failed
                 what = f"its command line was refused ({above.strip()[:160]}): no test ran"
             run = PerftestRun(test=title or cmd.tool, peer=cmd.server, failed=what, failed_line=no)
             run.device_unanswered = what in DEVICE_QUERY_FAILED
+            run.port_said = cmd.port is not None
+            if what == "Couldn't allocate MR":
+                _gpu_mr_failure(run, line, cmd.gpu_buffer or gpu_buffer_seen, gpu_name, mem_type)
             current = _command_port(cmd, cmd.line, cmd.tool)
             current.perftest = run
             ports.append(current)
