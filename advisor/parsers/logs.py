@@ -2618,7 +2618,13 @@ def _parse_events(text: str) -> LogReport:
             elif "megatron/" in text:
                 _megatron_data_check(lines, raised)
             if raised.kind == "python_exception" and raised.exception_type in _USER_CODE_ERRORS:
-                _user_script_error(lines, raised)
+                # (another worker's traceback ending in another error, an EIO on shared storage,
+                # is the cluster's failure: the script's bug is set aside only where none is)
+                other = _other_traceback_error(lines, raised)
+                if other is not None:
+                    raised = other
+                elif not _CLUSTER_ERROR_RE.search(text):
+                    _user_script_error(lines, raised)
             report.events.append(raised)
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
@@ -3255,10 +3261,17 @@ def _ms_exit_sync_after_traceback(
     """Where MindSpore's only errors are its exit's SyncStream ones and the log holds a Python
     traceback, the traceback is the failure (its exception, or its last frame where the copy cut
     it), the SyncStream lines its consequence."""
+    # (the teardown form only: DeviceContextManager::WaitTaskFinishOnDevice logs "SyncStream
+    # failed, exception:" and the exception's what(), and only kernel_runtime.cc's LockRuntime's
+    # "The pointer[stream] is null." says no stream was set up (MindSpore's FAQ: the device's
+    # memory already taken at start); any other what(), "Sync stream failed:Ascend_0", is the
+    # device's own failure, no consequence)
     teardown = [
         e
         for e in report.events
-        if e.library == "MindSpore" and "WaitTaskFinishOnDevice" in e.message
+        if e.library == "MindSpore"
+        and "WaitTaskFinishOnDevice" in e.message
+        and "pointer[stream] is null" in e.message
     ]
     others = [e for e in report.events if e not in teardown]
     if not teardown or any(e.kind not in NOTICE_KINDS for e in others):
@@ -22941,6 +22954,29 @@ _CODE_LOCATION_RE = re.compile(
 _INSTALLED_CODE_RE = re.compile(r"site-packages/|dist-packages/|/lib/python\d|^<")
 
 
+# a collective library's or device's error line beside a script's NameError: the cluster's own
+# failure, so the run is not the script's bug alone (NCCL's "NCCL WARN"/"NCCL error", HCCL's,
+# CUDA's "CUDA error: ", CANN's error codes "EI0002"/"EE9999")
+_CLUSTER_ERROR_RE = re.compile(
+    r"\b(?:NCCL WARN|NCCL error|HCCL error|CUDA error: |ncclSystemError|ncclInternalError"
+    r"|ncclRemoteError|E[A-Z]\d{4}\b|Input/output error)"
+)
+
+
+def _other_traceback_error(
+    lines: list[tuple[int, str, int | None]], raised: LogEvent
+) -> LogEvent | None:
+    """The exception of another traceback of the log (a second worker's) that is not a
+    script's own error (``_USER_CODE_ERRORS``): that one is the failure, not the script's bug."""
+    for index, (no, t, _) in enumerate(lines):
+        if no <= raised.line or TRACEBACK_HEADING not in t:
+            continue
+        other = python_exception(lines[index:])
+        if other is not None and other.exception_type not in _USER_CODE_ERRORS:
+            return other
+    return None
+
+
 def _user_script_error(lines: list[tuple[int, str, int | None]], raised: LogEvent) -> None:
     """Make ``raised`` a ``user_script_error`` where it is a NameError or SyntaxError (and its
     kin, ``_USER_CODE_ERRORS``) whose traceback's last location is a file of the job's own (no
@@ -23082,7 +23118,11 @@ MIN_LOG_LINES = 2
 
 
 GLOG_FATAL_RE = re.compile(
-    r"^\W{0,4}F(?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] ", re.M
+    # (behind pdsh's "host: " too, as plain pdsh prints each node's lines; the host is read
+    # from every line's prefix by ``pdsh_line_hosts`` in ``glog_fatal_events``)
+    r"^(?:[A-Za-z0-9][\w.-]{0,62}: )?\W{0,4}F(?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}\.\d+\s+"
+    r"(?P<tid>\d+) [\w./-]+:\d+\] ",
+    re.M,
 )
 """glog's FATAL line ("F0228 07:57:06.699025       1 main.go:133] load config failed, ..."): the
 program stopped there, a log's error even among other tools' outputs. A prefix with the year before
@@ -23090,9 +23130,15 @@ the month is taken too ("F20250825 11:10:33.595355   331 util_rdma.h:592] Check 
 UCCL's log prints it, uccl-project/uccl issue 301)."""
 
 # UCCL's own print of the HCA it was given ("UCCL_IB_HCA: mlx5_0:1", rdma_io.cc)
-_UCCL_HCA_RE = re.compile(r"\] UCCL_IB_HCA: (?P<hca>[\w.:,-]{1,120})\s*$")
+_UCCL_HCA_RE = re.compile(
+    r"^\W{0,4}[IWE](?:\d{4}|\d{8}) [\d:.]{8,20}\s{1,20}(?P<tid>\d{1,20}) "
+    r"[^\]\n]{1,200}\] UCCL_IB_HCA: (?P<hca>[\w.:,-]{1,120})\s*$"
+)
+# glog's line head: "[IWEF]yyyymmdd hh:mm:ss.uuuuuu threadid file:line] msg" (google/glog pull
+# 530, "Prepend the year to each glog line"; "[IWEF]mmdd ..." before it), so the number after the
+# time is the thread that wrote the line
 _GLOG_WARN_HEAD_RE = re.compile(
-    r"^\W{0,4}[WE](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] "
+    r"^\W{0,4}[WE](?:\d{4}|\d{8}) \d{2}:\d{2}:\d{2}\.\d+\s+(?P<tid>\d+) [\w./-]+:\d+\] "
 )
 GLOG_WARN_ABOVE_LINES = 3
 """How far above a glog FATAL line its own thread's warning may say why (UCCL's "W... NET/IB: read
@@ -23103,24 +23149,34 @@ def glog_fatal_events(text: str) -> list[LogEvent]:
     """Each glog FATAL line of ``text`` as a ``glog_fatal`` event: glog's LogMessageFatal aborts
     the process after it ("*** Check failure stack trace: ***", the stack ending in
     google::LogMessageFatal::~LogMessageFatal()), so the line is the program's failure, not a
-    line to read past. The warning or error just above it is named as what led there, and the
-    HCA UCCL says it was given."""
-    lines = text.splitlines()
-    hca = None
+    line to read past. The warning or error just above it from the same thread (and host) is
+    named as what led there, and the HCA UCCL says that thread was given. Behind pdsh's "host: "
+    on every line (``pdsh_line_hosts``) each line is read without it, the event naming the host."""
+    raw = text.splitlines()
+    hosts = pdsh_line_hosts(enumerate(raw))
+    # (pdsh's "host: " taken off: glog's own line head starts the line)
+    lines = [t[len(hosts[n]) + 1 :].lstrip(" ") if n in hosts else t for n, t in enumerate(raw)]
+    hca: dict[tuple[str, str], tuple[str, int]] = {}  # (host, thread id): (HCA, its line)
     out: list[LogEvent] = []
     for index, line in enumerate(lines):
+        host = hosts.get(index, "")
         if "UCCL_IB_HCA" in line and (h := _UCCL_HCA_RE.search(line)):
-            hca = (h.group("hca"), index + 1)
-        if not GLOG_FATAL_RE.match(line):
+            hca[(host, h.group("tid"))] = (h.group("hca"), index + 1)
+        if not (fatal := GLOG_FATAL_RE.match(line)):
             continue
+        tid = fatal.group("tid")
         message = line.strip()[:300]
         for back in range(index - 1, max(index - 1 - GLOG_WARN_ABOVE_LINES, -1), -1):
-            if _GLOG_WARN_HEAD_RE.match(lines[back]):
+            w = _GLOG_WARN_HEAD_RE.match(lines[back])
+            # (another thread's or another node's warning is no cause of this one's abort)
+            if w and w.group("tid") == tid and hosts.get(back, "") == host:
                 message += f"; after line {back + 1}: {lines[back].strip()[:160]}"
                 break
-        if hca is not None:
-            message += f"; HCA {hca[0]} (UCCL_IB_HCA, line {hca[1]})"
-        out.append(LogEvent(kind="glog_fatal", line=index + 1, message=message[:500]))
+        if (given := hca.get((host, tid))) is not None:
+            message += f"; HCA {given[0]} (UCCL_IB_HCA, line {given[1]})"
+        out.append(
+            LogEvent(kind="glog_fatal", line=index + 1, message=message[:500], host=host or None)
+        )
     return out
 
 
