@@ -390,7 +390,7 @@ def npu_port(**values: Any) -> dict[str, Any]:
         "source line device link net_health ipaddr netmask ip_preset tls_enabled ping_loss_pct "
         "ping_target optical optical_alarms stat tls_certs tls_alarms link_up_count link_down_count "
         "link_changes link_flapped stat_errors routes arp pfc_priorities lldp roce_test speed_mbps "
-        "die_port link_history gateway fec_uncorrected_frames pre_fec_error_bits su_ber_lanes "
+        "die_port link_history link_setup_failed link_setup_failed_line gateway fec_uncorrected_frames pre_fec_error_bits su_ber_lanes "
         "su_ber_alarms link_down_records link_down_snapshots link_down_snr_zero fec_mode "
         "serdes_lanes bandwidth_tx_mb_s bandwidth_rx_mb_s link_down_since link_down_line "
         "link_line optical_line stat_error_lines stat_checked_lines"

@@ -120,6 +120,13 @@ _K8S_NODE_NAME_RE = re.compile(r"^Name:\s+(?P<node>\S+)\s*$")
 _NPU_SMI_REFUSED_SIGNATURE = (
     r"^[ \t]*Command or option is not found\.[ \t]*\r?\n[ \t]*Usage: npu-smi\b"
 )
+# npu-smi's answer to -v (Ascend's npu-smi reference, "查询npu-smi工具版本": "npu-smi -v" prints
+# "npu-smi version: 25.2.0"; some releases' pages print the version on the line below the label)
+_NPU_SMI_VERSION_SIGNATURE = r"^[ \t]*npu-smi version:[ \t]*(?:\d[\w.-]{0,40}[ \t]*)?$"
+_NPU_SMI_VERSION_RE = re.compile(
+    r"^[ \t]*npu-smi version:[ \t]*(?:(?P<v>\d[\w.-]{0,40})|\r?\n[ \t]*(?P<below>\d[\w.-]{0,40}))[ \t]*$",
+    re.M,
+)
 _NPU_SMI_ASKED_RE = re.compile(r"\bnpu-smi\s+(?P<args>[^\n]*?)\s*$", re.M)
 
 _SIGNATURES: dict[str, re.Pattern[str]] = {
@@ -288,6 +295,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "nvidia_smi_list": re.compile(nvidia_smi.LIST_SIGNATURE, re.M),
     "nvidia_smi_mig_instances": re.compile(nvidia_smi.MIG_INSTANCES_SIGNATURE, re.M),
     "npu_smi_refused": re.compile(_NPU_SMI_REFUSED_SIGNATURE, re.M),
+    "npu_smi_version": re.compile(_NPU_SMI_VERSION_SIGNATURE, re.M),
     "ibv_devices": re.compile(rdma.IBV_DEVICES_SIGNATURE, re.M),
     "mst_status": re.compile(rdma.MST_STATUS_SIGNATURE, re.M),
     "numactl": re.compile(numa.SIGNATURE, re.M),
@@ -11555,6 +11563,26 @@ def _npu_smi_refused(text: str, source: str, out: EvidenceFacts, name: str) -> l
     ]
 
 
+def _npu_smi_version(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """npu-smi -v: the tool's own version (it is installed with the driver, Ascend's npu-smi
+    reference), said as a note; nothing of any device's health is in it."""
+    said = [
+        (text.count("\n", 0, m.start()) + 1, m.group("v") or m.group("below"))
+        for m in _NPU_SMI_VERSION_RE.finditer(text)
+    ]
+    if not said:
+        raise ParseError("npu-smi version: no version after the label", line=1)
+    return [
+        ParseWarning(
+            line=at,
+            message=f"npu-smi -v: npu-smi version {version} (the tool's version only: no device "
+            "is listed, no health read)",
+            skipped=False,
+        )
+        for at, version in said
+    ]
+
+
 def _mig_instances(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """nvidia-smi mig -lgi: a note per GPU of the GPU instances created on it."""
     return [
@@ -12617,6 +12645,7 @@ _CONVERTERS = {
     "nvidia_smi_list": _smi_list,
     "nvidia_smi_mig_instances": _mig_instances,
     "npu_smi_refused": _npu_smi_refused,
+    "npu_smi_version": _npu_smi_version,
     "ibv_devices": _ibv_devices,
     "mst_status": _mst_status,
     "numactl": _numactl,

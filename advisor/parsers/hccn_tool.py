@@ -843,6 +843,12 @@ class Port:
     link_history: list[str] = field(default_factory=list)
     """Ascend 950's ``-adapt_status -g``: the port's last link set-up processes, newest first, as
     printed (``L0:link_proc|L1:link_fail``)."""
+    link_setup_failed: str | None = None
+    """Ascend 950's ``-adapt_status -g``: the newest set-up process (the first row printed) when
+    a step of it is ``link_fail`` or ``linkdown`` (``index 0: L0:link_proc|L1:link_fail``); None
+    when its newest process has neither, or without that output."""
+    link_setup_failed_line: int | None = None
+    """The line of that row."""
     fec_uncorrected_frames: int | None = None
     """Ascend 950's ``-bit_err``: ``st_fec_decoding_fail_num``, frames FEC could not correct
     (lost on the link); None without that output."""
@@ -959,6 +965,8 @@ DEVICE_STATE_RE = re.compile(
 """A state answer behind the device it is of: a loop's "0 net health status: Success"."""
 _UB_PORT_RE = re.compile(r"^port (\d+)\s*:\s*(UP|DOWN|PARTIAL UP)\s*$")
 _PORT_INFO_RE = re.compile(r"^(port_id|port_link|lstm_state)\s*:\s*(\S+)")
+_FAILED_SETUP_STEPS = frozenset({"link_fail", "linkdown"})
+"""The steps of an -adapt_status process that say its set-up failed or the link went down."""
 _ADAPT_ROW_RE = re.compile(
     r"^\|\s*(?P<npu>\d+)\s*\|\s*(?P<udie>\d+)\s*\|\s*(?P<port>\d+)\s*\|\s*(?P<index>\d+)\s*\|"
     r"\s*(?P<time>[^|]*?)\s*\|\s*(?P<status>\S.*?)\s*\|\s*$"
@@ -1434,6 +1442,17 @@ def parse_bundle(text: str) -> Bundle:
                     port.die_port = f"UDie {m.group('udie')} port {m.group('port')}"
                     port.line = port.line or row_no
                     port.link_history.append(f"index {m.group('index')}: {m.group('status')}")
+                    # The Ascend 950 HCCN Tool reference (hicann/driver docs, "Querying the Status
+                    # Information of a Historical Link Establishment Process of a Port",
+                    # Precautions): "The query results are displayed in reverse chronological
+                    # order": the first row is the port's latest set-up; one of its steps that
+                    # failed (link_fail) or took the link down (linkdown) is the port's state now
+                    steps = {
+                        step.partition(":")[2].strip() for step in m.group("status").split("|")
+                    }
+                    if len(port.link_history) == 1 and steps & _FAILED_SETUP_STEPS:
+                        port.link_setup_failed = port.link_history[0]
+                        port.link_setup_failed_line = row_no
             continue
         if query in ("fec", "serdes", "speed") and "UDie" not in chunk:
             continue  # an older chip's -fec / -serdes answer, not Ascend 950's table: not read

@@ -762,7 +762,9 @@ class LogEvent:
     job's data or settings), user_script_error (a NameError or SyntaxError raised in the job's
     own script), ucx_error,
     deepep_timeout, rdma_handshake_failed (the Mooncake transfer engine's queue pair its handshake
-    could not bring up), log_error, coordination_timeout, gloo_error, hccl_plog_error, libfabric_warning,
+    could not bring up), log_error, test_build_failed (hccl_test's or nccl-tests' build stopped
+    by compiler errors in its sources: the test never ran), coordination_timeout, gloo_error,
+    hccl_plog_error, libfabric_warning,
     nccl_connect_retry, ray_placement,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
@@ -2946,6 +2948,14 @@ def _parse_events(text: str) -> LogReport:
             and _json_records_read(text, report)
         ):
             return report  # a structured log's records (structlog, zap): their first error
+        if (
+            not report.events
+            and not notices
+            and ("/hccl_test/" in text or "/nccl-tests/" in text)
+            and (built := _test_build_failure(lines))
+        ):
+            report.events.append(built)  # the collective test's build failed: it never ran
+            return report
         if not report.events and (
             is_program_log(text)
             or is_error_fragment(text)
@@ -23689,6 +23699,74 @@ _COMPILER_ERROR_RE = re.compile(
     r"|^collect2: error: ld returned \d+ exit status|^make(?:\[\d+\])?: \*\*\* \[[^\]\n]*\] Error \d+",
     re.M,
 )
+# GCC's error for a name with no declaration in sight ("error: 'HcclCommSetMemoryRange' was not
+# declared in this scope"): here an API the headers the build used do not have
+_UNDECLARED_RE = re.compile(r"error: '(?P<name>[A-Za-z_]\w{0,200})' was not declared in this scope")
+# a build script's own verdict line ("HCCL_BUILD_FAILED exit_code=1", vllm-hust-dev-hub's probe)
+_BUILD_FAILED_RE = re.compile(
+    r"^[ \t]*(?P<label>[A-Z][A-Z0-9_]{0,60}BUILD_FAILED)\b[^\n]{0,200}?\bexit_code=(?P<code>\d{1,4})"
+)
+# the CANN toolkit the build was pointed at ("ASCEND_TOOLKIT_HOME=/usr/local/Ascend/cann-9.0.0-beta.1",
+# "/usr/local/Ascend/ascend-toolkit/8.0.RC3"): its release is the directory's name
+_TOOLKIT_HOME_RE = re.compile(r"^[ \t]*(?:export[ \t]+)?ASCEND_TOOLKIT_HOME=(?P<path>\S{1,300})")
+_CANN_DIR_RE = re.compile(r"(?:cann|ascend-toolkit)[-/](?P<v>\d[\w.-]{0,40})")
+_TEST_SOURCE_DIRS = ("/hccl_test/", "/nccl-tests/")
+"""The source directories of the collective tests (CANN's tools/hccl_test, NVIDIA's nccl-tests)."""
+UNDECLARED_SAID = 8
+"""How many undeclared names a build failure's message lists by name."""
+
+
+def _test_build_failure(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """A build of hccl_test or nccl-tests that the compiler stopped (``test_build_failed``): its
+    first error line, the names the headers did not declare, the script's exit code and the CANN
+    toolkit it built against, where printed; None when no compiler error is in those sources.
+    A compiler error leaves no object file, so the test's binary was not made: the test cannot
+    run (GCC: an error, unlike a warning, stops the translation unit's compilation)."""
+    errors: list[tuple[int, str]] = []
+    undeclared: dict[str, int] = {}
+    exit_said = toolkit = ""
+    exit_code: int | None = None
+    for no, t, _ in lines:
+        if "error: " in t and _COMPILER_ERROR_RE.match(t):
+            source = t.split(":", 1)[0]
+            if any(d in source for d in _TEST_SOURCE_DIRS):
+                errors.append((no, t.strip()))
+                if m := _UNDECLARED_RE.search(t):
+                    undeclared.setdefault(m.group("name"), no)
+        elif not exit_said and "BUILD_FAILED" in t and (m := _BUILD_FAILED_RE.match(t)):
+            exit_said = f"{m.group('label')} exit_code={m.group('code')} (line {no})"
+            exit_code = int(m.group("code"))
+        elif not toolkit and "ASCEND_TOOLKIT_HOME=" in t and (m := _TOOLKIT_HOME_RE.match(t)):
+            release = _CANN_DIR_RE.search(m.group("path"))
+            toolkit = (
+                f"CANN {release.group('v')}" if release else m.group("path")
+            ) + f" (ASCEND_TOOLKIT_HOME, line {no})"
+    if not errors:
+        return None
+    no, first = errors[0]
+    tool = "hccl_test" if "/hccl_test/" in first.split(":", 1)[0] else "nccl-tests"
+    names = list(undeclared.items())
+    message = (
+        f"{tool}'s build failed"
+        + (f" ({exit_said})" if exit_said else "")
+        + f": {len(errors)} compiler error line(s) in its sources, the first at line {no}"
+        + (f"; built against {toolkit}" if toolkit else "")
+    )
+    if names:
+        message += (
+            f"; {len(names)} name(s) its headers do not declare: "
+            + ", ".join(f"{name} (line {at})" for name, at in names[:UNDECLARED_SAID])
+            + (f" and {len(names) - UNDECLARED_SAID} more" if len(names) > UNDECLARED_SAID else "")
+        )
+    message += f". First error: {first}"
+    return LogEvent(
+        kind="test_build_failed",
+        line=no,
+        message=message,
+        exit_code=exit_code,
+    )
+
+
 # srun's words while it waits for and gets the job's allocation (Slurm's srun: "srun: job 44605804
 # queued and waiting for resources", "srun: job 44605804 has been allocated resources")
 _SRUN_ALLOCATED_RE = re.compile(r"^srun: job \d+ has been allocated resources\s*$", re.M)
