@@ -2178,6 +2178,8 @@ def _parse_events(text: str) -> LogReport:
     if "Aborted request" in text:
         _oom_requests_aborted(lines, report)
     _npu_device_exceptions(lines, report)
+    if not report.events and "] RUNTIME(" in text and "retCode=" in text:
+        _old_runtime_errors(lines, report)
     if "chipId:" in text and "(PID:" in text:
         _chip_as_process_device(lines, report)
     if "is too SMALL" in text:
@@ -22028,10 +22030,27 @@ def _npu_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogRep
         )
         if err := _search(_TORCH_NPU_CODE_RE, window):
             ev.torch_npu_code = err.group(1)
-        if ev.code_name is None and window and (said := _NPU_CODE_WORDS_RE.match(window[0])):
+        # (torch_npu may print its own coded line between the call and the code's words: "[ERROR]
+        # ... (PID:6038, Device:0, RankID:-1) ERR00100 PTA call acl api failed" then "[Error]:
+        # The internal ACL of the system is incorrect.", torch_npu's initialization_error case)
+        words_at = window[1:2] if window and _TORCH_NPU_CODE_RE.search(window[0]) else window[:1]
+        words = _NPU_CODE_WORDS_RE.match(words_at[0]) if words_at else None
+        if (
+            ev.code_name is None
+            and code // 1000 == ACL_INNER_ERRORS_THOUSAND
+            and code in (ACL_BASE_ERRORS)
+        ):
+            # acl_base.h's 5000xx: a failure inside CANN, by the module it came from (CANN's acl
+            # return code list: ACL_ERROR_FAILURE = 500001, an internal error): its name and
+            # meaning, with torch_npu's words where it printed them
+            acl_name, acl_meaning = ACL_BASE_ERRORS[code]
+            ev.code_name = f"{acl_name}, {acl_meaning}" + (
+                f"; torch_npu: {words.group('what')}" if words else ""
+            )
+        if ev.code_name is None and words:
             # torch_npu prints the code's words under it ("[Error]: Repeated initialization or
             # repeated loading."): what the code means, as the library says it
-            ev.code_name = said.group("what")
+            ev.code_name = words.group("what")
         if ev.code_name is None and (
             desc := _runtime_desc(
                 [
@@ -22286,6 +22305,9 @@ def _uncoded_runtime_reasons(lines: list[tuple[int, str, int | None]], report: L
         )
 
 
+ACL_INNER_ERRORS_THOUSAND = 500
+"""acl_base.h's codes of a failure inside CANN (ACL_ERROR_INTERNAL_ERROR 500000 ...
+ACL_ERROR_PROFILING_FAILURE 500005), by their thousands."""
 _NPU_CODE_WORDS_RE = re.compile(r"^\s*\[Error\]:\s*(?P<what>[^*\n]+?)[*\s]*$")
 _BLOCK_PID_RE = re.compile(r"\[PID: (\d+)\]")
 
@@ -25630,13 +25652,44 @@ _TSCH_TASK_RE = re.compile(
 )
 TSCH_DUMP_LINES = 40
 """How far under the scheduler's exception line its register dump runs."""
+# The scheduler's own report of an AI Core task that ran past its time limit, one line in the
+# device's slog: "[ERROR] TSCH(-1,null):2020-06-04-10:51:09.520.395 28 (cpuid:0)
+# ai_core_dispatcher.c:1012 bs_done_exception_proc_timeout: slot_id=1,...,AI_CORES_COUNT=2,
+# fault_task=0". Huawei's Atlas 200 DK troubleshooting page "AI Core算子执行时间超时导致网络运行
+# 失败" (support.huaweicloud.com odevg-A200dk_3000 atlaste_10_0382) reads it so: an operator's
+# task on the AI Core ran past the system's time-out (55 s on the Ascend 310, 68 s on the 910);
+# fault_task is the task id, searched for in the host log ("TaskLaunched", "task_id=<ID>") to
+# name the kernel, the operator to fix.
+_TSCH_AICORE_TIMEOUT_RE = re.compile(
+    r"\bTSCH\((?P<dev>-?\d+)[^)]{0,40}\):[^\n]{0,300}?\bbs_done_exception_proc_timeout\b"
+    r"[^\n]{0,400}?\bfault_task=(?P<task>\d+)"
+)
 
 
 def _tsch_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """One ``npu_device_exception`` per device, task and exception of the device's own task
     scheduler log, with what its dump's last line says the task was doing."""
-    seen: set[tuple[str, ...]] = set()
+    seen: set[tuple[str, str, str, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
+        if "bs_done_exception_proc_timeout" in line and (t := _TSCH_AICORE_TIMEOUT_RE.search(line)):
+            timed_out = ("timeout", t.group("dev"), t.group("task"), "")
+            if timed_out not in seen:
+                seen.add(timed_out)
+                report.events.append(
+                    LogEvent(
+                        kind="npu_device_exception",
+                        line=no,
+                        message=_quoted(line[t.start() :].strip()),
+                        rank=tagged,
+                        # (TSCH(-1,...): the slog names no device; a device id >= 0 is one)
+                        device=int(t.group("dev")) if int(t.group("dev")) >= 0 else None,
+                        library="TSCH",
+                        exception_type=f"AI Core task timeout: task {t.group('task')} ran past "
+                        "the task scheduler's time limit (bs_done_exception_proc_timeout, "
+                        f"fault_task={t.group('task')})",
+                    )
+                )
+            continue
         if "RTS_HWTS" not in line or not (m := _TSCH_EXCEPTION_RE.search(line)):
             continue
         task: re.Match[str] | None = None
@@ -25669,6 +25722,64 @@ def _tsch_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport
                 + f", stream {task.group('stream')} task {task.group('task')}",
             )
         )
+
+
+# An older runtime's ERROR line, its head "[ERROR] RUNTIME(pid)" with no process name and no time
+# (ModelArts' troubleshooting page modelarts_trouble_0054, MindSpore training: "[ERROR]
+# RUNTIME(3002)model execute error, retCode=0x91, [the model stream execute failed]"; a TF
+# adapter's: "... retCode=0x91, [the model stream execute failed]." then "[ERROR]
+# RUNTIME(62299)model execute task failed, device_id=0, model stream_id=575, model task_id=1,
+# model_id=522"). The retCode is the task scheduler's (hicann/runtime's task scheduler error
+# header, enum tag_ts_error): its name, and the words the runtime prints with it in brackets.
+_OLD_RUNTIME_ERROR_RE = re.compile(
+    r"^\s{0,8}\[ERROR\] RUNTIME\((?P<pid>\d{1,10})\)(?P<what>[A-Za-z][^,\n]{0,120}?), "
+    r"retCode=(?P<code>0x[0-9A-Fa-f]{1,8}), \[(?P<why>[^\]\n]{1,200})\]"
+)
+_OLD_RUNTIME_DEVICE_RE = re.compile(
+    r"^\s{0,8}\[ERROR\] RUNTIME\((?P<pid>\d{1,10})\)[^\n]{0,200}?\bdevice_id=(?P<dev>\d+)"
+)
+TS_ERRORS: dict[int, str] = {
+    # (hicann/runtime, the task scheduler's error codes, enum tag_ts_error)
+    0x25: "TS_ERROR_AICORE_TIMEOUT",
+    0x26: "TS_ERROR_AICORE_EXCEPTION",
+    0x28: "TS_ERROR_AICPU_TIMEOUT",
+    0x2A: "TS_ERROR_AICPU_EXCEPTION",
+    0x91: "TS_MODEL_STREAM_EXE_FAILED",
+}
+"""The task scheduler's return codes an older runtime's "retCode=0x.." names, by value."""
+OLD_RUNTIME_DEVICE_LINES = 3
+"""How far under the runtime's error its "model execute task failed, device_id=N" line stands."""
+
+
+def _old_runtime_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``npu_runtime_error`` per process of an older runtime's ERROR line with a retCode
+    (read where no other reading found a failure): the code, its task scheduler name, the
+    runtime's words, and the device the line under it names."""
+    seen: set[str] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "retCode=" not in line or not (m := _OLD_RUNTIME_ERROR_RE.match(line)):
+            continue
+        if m.group("pid") in seen:
+            continue  # (the same process's failure, said again)
+        seen.add(m.group("pid"))
+        code = int(m.group("code"), 16)
+        ev = LogEvent(
+            kind="npu_runtime_error",
+            line=no,
+            message=_quoted(line.strip()),
+            rank=tagged,
+            pid=int(m.group("pid")),
+            code=m.group("code"),
+            code_name=TS_ERRORS.get(code),
+            library="RUNTIME",
+            exception_type=f"the task scheduler's {m.group('code')}, {m.group('why')} (the "
+            f"runtime's {m.group('what').strip()})",
+        )
+        for _, after, _ in lines[index + 1 : index + 1 + OLD_RUNTIME_DEVICE_LINES]:
+            if (d := _OLD_RUNTIME_DEVICE_RE.match(after)) and d.group("pid") == m.group("pid"):
+                ev.device = int(d.group("dev"))
+                break
+        report.events.append(ev)
 
 
 def _npu_device_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
