@@ -282,6 +282,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "hccn_vnic": re.compile(hccn_tool.VNIC_SIGNATURE, re.M),
     "npu_exporter": re.compile(hccn_tool.EXPORTER_SIGNATURE, re.M),
     "dcgm_exporter": re.compile(dcgm.EXPORTER_SIGNATURE, re.M),
+    "dcgmi_policy": re.compile(dcgm.POLICY_SIGNATURE, re.M),
     "nvidia_smi_mig_pending": re.compile(nvidia_smi.MIG_PENDING_SIGNATURE, re.M),
     "npu_tls_cert": re.compile(hccn_tool.TLS_CERT_SIGNATURE, re.M),
     "ascend_notes": re.compile(ascend_notes.SIGNATURE, re.M),
@@ -9346,6 +9347,12 @@ def _dcgm_exporter(text: str, source: str, out: EvidenceFacts, name: str) -> lis
     return notes
 
 
+def _dcgmi_policy(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """``dcgmi policy --get``'s boxes and ``dcgmi test --inject``'s synthetic values: notes of
+    what DCGM is set to do, no GPU's fault (dcgm.policy_notes)."""
+    return dcgm.policy_notes(text)
+
+
 def _mig_pending(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """``nvidia-smi -i N -mig 1``'s warning that the change waits for a reset or reboot, in a
     file without the status table (the table's reader says it there): the GPU and what it
@@ -12634,6 +12641,7 @@ _CONVERTERS = {
     "perftest": _perftest,
     "npu_exporter": _npu_exporter,
     "dcgm_exporter": _dcgm_exporter,
+    "dcgmi_policy": _dcgmi_policy,
     "nvidia_smi_mig_pending": _mig_pending,
     "npu_tls_cert": _npu_tls_cert,
     "ascend_notes": _ascend_notes,

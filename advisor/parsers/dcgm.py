@@ -1553,3 +1553,107 @@ def parse_exporter(text: str) -> list[ExporterGpu]:
     if not gpus:
         raise ParseError("no dcgm-exporter metric line (DCGM_FI_...{gpu=...} value)")
     return list(gpus.values())
+
+
+# dcgmi policy --get (DCGM dcgmi/Policy.cpp, DisplayCurrentViolationPolicy): "Policy information",
+# then a box a GPU with -v (headed "Policy Information" and "GPU ID: <id>", the group's name
+# without -v) of five rows: "Violation conditions" (each watched condition appended: "Double-bit
+# ECC errors", "PCI errors and replays", "Max retired pages threshold - N", "Max temperature
+# threshold - N", "Max power threshold - N", "NVLink Errors", "XID error detected.", or "None"),
+# "Isolation mode" (Automatic / Manual), "Action on violation" (None / Reset GPU), "Validation
+# after action" (None / System Validation (Short|Medium|Long|Extended)), "Validation failure
+# action"; "****" where the group's GPUs differ. It shows what DCGM is set to do, not a fault.
+POLICY_SIGNATURE = r"^[ \t]*\|[ \t]*Violation conditions[ \t]{1,80}\|"
+_POLICY_ROW_RE = re.compile(
+    r"^[ \t]*\|[ \t]*(?P<key>[A-Za-z][\w .()-]{0,60}?)?[ \t]*\|[ \t]*(?P<value>[^|\n]{0,200}?)[ \t]*\|[ \t]*$"
+)
+_POLICY_HEAD_RE = re.compile(r"^[ \t]*\|[ \t]*(?P<head>[^|\n]{1,120}?)[ \t]*\|[ \t]*$")
+_POLICY_KEYS = (
+    "Violation conditions",
+    "Isolation mode",
+    "Action on violation",
+    "Validation after action",
+    "Validation failure action",
+)
+# dcgmi test --inject --gpuid N -f FIELD -v VALUE: puts a value of a field into DCGM's cache by
+# hand, "Successfully injected field info." (a test of DCGM's watches and policies, not a reading
+# of the GPU); field 230 is DCGM_FI_DEV_XID_ERRORS ("XID errors. The value is the specific XID
+# error", dcgm_fields.h)
+_INJECT_RE = re.compile(
+    r"dcgmi test --inject\b[^\n]{0,200}?--gpuid[ =](?P<gpu>\d{1,4})[^\n]{0,200}?-f[ =]?(?P<field>\d{1,5})"
+    r"[^\n]{0,200}?-v[ =]?(?P<value>-?\d{1,20})"
+)
+_INJECTED_RE = re.compile(r"^[ \t]*Successfully injected field info\.")
+_FIELD_NAMES = {230: "DCGM_FI_DEV_XID_ERRORS, the XID a GPU raised"}
+INJECT_ANSWER_LINES = 3
+"""How far under ``dcgmi test --inject`` its answer may stand."""
+
+
+def policy_notes(text: str) -> list[ParseWarning]:
+    """Each ``dcgmi policy --get`` box (what DCGM watches on a GPU and does on a violation) and
+    each ``dcgmi test --inject`` that put a value into DCGM by hand, as notes: a configuration and
+    a synthetic test, no fault of a GPU."""
+    lines = numbered_lines(text)
+    notes: list[ParseWarning] = []
+    box: dict[str, str] = {}
+    head: list[str] = []
+    box_at = 0
+    last_key = ""
+
+    def said() -> None:
+        if not box:
+            return
+        who = next((h for h in head if h != "Policy Information"), "the group")
+        rows = "; ".join(f"{k}: {box[k]}" for k in _POLICY_KEYS if k in box)
+        notes.append(
+            ParseWarning(
+                line=box_at,
+                message=f"dcgmi policy: {who}: {rows} (the policy DCGM is set to apply, "
+                "not a violation)",
+                skipped=False,
+            )
+        )
+
+    for index, (no, line, _) in enumerate(lines):
+        row = _POLICY_ROW_RE.match(line)
+        if row is not None and (row.group("key") or "").strip() in _POLICY_KEYS:
+            key = row.group("key").strip()
+            if not box:
+                box_at = no
+            box[key] = row.group("value").strip()
+            last_key = key
+            continue
+        if row is not None and not row.group("key") and last_key and row.group("value"):
+            # (a second condition watched, on a row of its own under the first)
+            box[last_key] += ", " + row.group("value").strip()
+            continue
+        if (h := _POLICY_HEAD_RE.match(line)) is not None:
+            if box:
+                said()
+                box, head, last_key = {}, [], ""
+            head.append(h.group("head").strip())
+            continue
+        if (inj := _INJECT_RE.search(line)) is not None:
+            answer = next(
+                (
+                    n
+                    for n, t, _ in lines[index + 1 : index + 1 + INJECT_ANSWER_LINES]
+                    if _INJECTED_RE.match(t)
+                ),
+                None,
+            )
+            field_id = int(inj.group("field"))
+            named = _FIELD_NAMES.get(field_id)
+            notes.append(
+                ParseWarning(
+                    line=no,
+                    message=f"dcgmi test --inject: field {field_id}"
+                    + (f" ({named})" if named else "")
+                    + f" = {inj.group('value')} put into DCGM for GPU {inj.group('gpu')}"
+                    + (f" (line {answer}: 'Successfully injected field info.')" if answer else "")
+                    + ": a synthetic test value, not an event the GPU raised",
+                    skipped=False,
+                )
+            )
+    said()
+    return notes

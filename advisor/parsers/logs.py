@@ -201,6 +201,7 @@ from advisor.parsers import (
     ParseWarning,
     json_object,
     numbered_lines,
+    nvidia_smi,
     pdsh_line_hosts,
     strip_launcher_prefix,
 )
@@ -28320,7 +28321,12 @@ _SMI_CANNOT_RE = re.compile(
 # request 1692: persistence mode's nvidia-persistenced holds the GPU, the same reset succeeds
 # after nvidia-smi -pm 0; NVIDIA/mig-parted issue 181: the nvidia_drm module holds it;
 # NVIDIA/gpu-operator issue 118)
-SMI_RESET_SIGNATURE = r"^The following GPUs could not be reset:[ \t]*$"
+SMI_RESET_SIGNATURE = (
+    r"^The following GPUs could not be reset:[ \t]*$"
+    # (the older one-line wording, nvidia_smi.SMI_RESET_IN_USE_RE)
+    r"|^[ \t]*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f] is currently in use "
+    r"by another process\."
+)
 _SMI_RESET_HEAD_RE = re.compile(r"^The following GPUs could not be reset:\s*$")
 _SMI_RESET_GPU_RE = re.compile(
     r"^\s*GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]): (?P<why>\S.*)$"
@@ -28343,6 +28349,84 @@ _RESET_WHY = {
     "-v /dev/nvidia* names the processes",
 }
 """What nvidia-smi's reasons for a GPU it could not reset mean (NVML's error strings)."""
+# fuser -v /dev/nvidia* (psmisc): "/dev/nvidia0:        ubuntu    45208 F...m python", a device
+# file, its user, PID, the access letters (F open file, m mmap'ed, ...) and the command; a second
+# process on the same file on a line of its own with the file cell blank (psmisc's fuser(1))
+_FUSER_ROW_RE = re.compile(
+    r"^[ \t]*(?P<file>/dev/nvidia[\w-]{0,40}:)?[ \t]{1,200}(?P<user>[\w.-]{1,64})[ \t]{1,40}"
+    r"(?P<pid>\d{1,10})[ \t](?P<access>[Ffrcem.]{5})[ \t](?P<cmd>\S{1,200})[ \t]*$"
+)
+FUSER_LINES = 80
+"""How far under a refused reset a fuser -v listing of the device files may stand."""
+_NVIDIA_DEV_NO_RE = re.compile(r"^/dev/nvidia(\d{1,4})$")
+
+
+def _fuser_holders(lines: list[tuple[int, str, int | None]], start: int) -> str:
+    """Who ``fuser -v /dev/nvidia*`` below index ``start`` of ``lines`` names as holding the GPU
+    device files: each process with its PID, user, files and lines; "" where no listing is."""
+    held: dict[tuple[str, str, str], tuple[list[str], list[int]]] = {}
+    file = ""
+    for no, t, _ in lines[start : start + FUSER_LINES]:
+        if (m := _FUSER_ROW_RE.match(t)) is None:
+            if held and t.strip() and "USER" not in t:
+                break
+            continue
+        file = (m.group("file") or file).rstrip(":")
+        files, at = held.setdefault((m.group("cmd"), m.group("pid"), m.group("user")), ([], []))
+        files.append(file)
+        at.append(no)
+    said = []
+    for (cmd, pid, user), (files, at) in held.items():
+        numbers = [int(n.group(1)) for f in files if (n := _NVIDIA_DEV_NO_RE.match(f))]
+        if len(numbers) == len(files) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+            named = f"/dev/nvidia{numbers[0]}-{numbers[-1]}"  # (the GPUs' files one after another)
+        else:
+            named = ", ".join(files)
+        lines_said = f"lines {at[0]}-{at[-1]}" if len(at) > 1 else f"line {at[0]}"
+        said.append(f"{cmd} (PID {pid}, user {user}) holds {named} ({lines_said})")
+    return ("fuser -v: " + "; ".join(said)) if said else ""
+
+
+def _reset_in_use(
+    lines: list[tuple[int, str, int | None]],
+    index: int,
+    tagged: int | None,
+    host: str | None,
+    reset_at: dict[tuple[str | None, str], list[int]],
+) -> tuple[list[LogEvent], list[ParseWarning]]:
+    """nvidia-smi -r refused in the older one-line wording at ``lines[index]``: a
+    ``gpu_driver_error`` naming the GPU and the processes fuser -v shows holding the device files;
+    a note instead where a later line says the same GPU was reset after all."""
+    no, t, _ = lines[index]
+    m = nvidia_smi.SMI_RESET_IN_USE_RE.match(t)
+    if m is None:
+        return [], []
+    bus = m.group("bus")
+    refused = (
+        f"nvidia-smi -r could not reset GPU {bus}: in use by another process (something holds "
+        "the GPU open: a CUDA program, Fabric Manager, an X server, a monitor or "
+        "nvidia-persistenced)"
+    )
+    later = next((n for n in reset_at.get((host, bus.upper()), []) if n > no), None)
+    if later is not None:
+        note = f"{refused}; a later nvidia-smi -r reset it (line {later}: 'GPU {bus} was successfully reset.')"
+        return [], [ParseWarning(line=no, message=note, skipped=False)]
+    holders = _fuser_holders(lines, index + 1)
+    return [
+        LogEvent(
+            kind="gpu_driver_error",
+            line=no,
+            message=_quoted(t.strip()),
+            rank=tagged,
+            host=host,
+            library="nvidia-smi",
+            exception_type=(
+                refused + (f"; {holders}" if holders else "") + ": the GPU was not reset"
+            )[:400],
+        )
+    ], []
+
+
 _NVML_LIB_VERSION_RE = re.compile(r"^\s*NVML library version: (\S+)\s*$")
 _NVRM_VERSION_RE = re.compile(r"NVRM version: .*?Kernel Module\s+(\d+(?:\.\d+)+)")
 # dcgmi when DCGM's host engine (nv-hostengine) does not answer (dcgmi's connection error):
@@ -28495,6 +28579,19 @@ def _reset_refusals(
     return events, notes
 
 
+def _reset_done_lines(
+    lines: list[tuple[int, str, int | None]],
+) -> tuple[dict[tuple[str | None, str], list[int]], dict[int, str | None]]:
+    """Every GPU nvidia-smi -r says it reset, by its prompt's host and bus, with its lines; and
+    each line's prompt host: read once for all the refusals of a copy."""
+    reset_at: dict[tuple[str | None, str], list[int]] = {}
+    prompted = _prompt_hosts(lines, "nvidia-smi")
+    for n, t, _ in lines:
+        if "successfully reset" in t and (ok := _SMI_RESET_DONE_RE.match(t)):
+            reset_at.setdefault((prompted.get(n), ok.group("bus").upper()), []).append(n)
+    return reset_at, prompted
+
+
 def nvidia_tool_failures(text: str) -> list[LogEvent]:
     """nvidia-smi's own answers in ``text`` that it could not read a GPU (or any), as a log's
     reading gives them: for a tool output (``nvidia-smi -L``) that printed one among its rows."""
@@ -28582,15 +28679,18 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
             text
         ):
             if reset_at is None:
-                # (every GPU nvidia-smi -r says it reset, read once for all its refusals)
-                reset_at, prompted = {}, _prompt_hosts(lines, "nvidia-smi")
-                for n, t, _ in lines:
-                    if "successfully reset" in t and (ok := _SMI_RESET_DONE_RE.match(t)):
-                        on = prompted.get(n)
-                        reset_at.setdefault((on, ok.group("bus").upper()), []).append(n)
+                reset_at, prompted = _reset_done_lines(lines)
             refused, notes = _reset_refusals(
                 lines[index + 1 : index + 1 + SMI_RESET_LINES], tagged, prompted.get(no), reset_at
             )
+            report.events.extend(refused)
+            report.unread.extend(notes)
+        elif "is currently in use by another process" in text and (
+            nvidia_smi.SMI_RESET_IN_USE_RE.match(text)
+        ):
+            if reset_at is None:
+                reset_at, prompted = _reset_done_lines(lines)
+            refused, notes = _reset_in_use(lines, index, tagged, prompted.get(no), reset_at)
             report.events.extend(refused)
             report.unread.extend(notes)
         elif "host engine" in text and (de := _DCGMI_NO_ENGINE_RE.match(text)):

@@ -1278,6 +1278,51 @@ _MIG_PENDING_WHY = {
 }
 
 
+# nvidia-smi --gpu-reset (-r) refused in the wording of drivers before "The following GPUs could
+# not be reset:" (logs.SMI_RESET_SIGNATURE), one line a GPU: "GPU 00000000:00:18.0 is currently in
+# use by another process.", then "1 device is currently being used by one or more other processes
+# (...). Please first kill all processes using this device ..." (cupy/cupy issue 1930,
+# NVIDIA/gpu-operator issue 118); and its answer where the reset went through, "GPU
+# 00000000:C1:00.0 was successfully reset." (the same issue 118, after killall nvidia-persistenced)
+SMI_RESET_IN_USE_RE = re.compile(
+    r"^[ \t]*GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]) is currently "
+    r"in use by another process\."
+)
+SMI_RESET_DONE_RE = re.compile(
+    r"^[ \t]*GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]) was "
+    r"successfully reset\."
+)
+_SHELL_COMMAND_RE = re.compile(r"^[ \t]*(?:\S{0,200}[$#])[ \t]+(?P<cmd>\S[^\n]{0,300})$")
+"""A terminal copy's prompt and command ("$ killall nvidia-persistenced"): a step between a
+refused reset and the next try."""
+
+
+def _reset_steps(lines: list[tuple[int, str, int | None]], after: int, bus: str) -> str:
+    """What the copy shows of GPU ``bus``'s resets after line ``after`` (a pending MIG change):
+    each refused nvidia-smi --gpu-reset, the commands run between, and the reset that went
+    through, each with its line; "" where none. NVIDIA's MIG User Guide ("Enable MIG Mode"): the
+    pending mode takes effect with "nvidia-smi --gpu-reset" or a reboot, so a reset that went
+    through ends the pending state."""
+    steps: list[str] = []
+    refused = False
+    for no, line, _ in lines:
+        if no <= after:
+            continue
+        if (m := SMI_RESET_IN_USE_RE.match(line)) and _same_bus(m.group("bus"), bus):
+            steps.append(f"nvidia-smi --gpu-reset refused, in use by another process (line {no})")
+            refused = True
+        elif (m := SMI_RESET_DONE_RE.match(line)) and _same_bus(m.group("bus"), bus):
+            steps.append(
+                f"then GPU {m.group('bus')} was successfully reset (line {no}): the pending MIG "
+                "change took effect with that reset"
+            )
+            break
+        elif refused and (c := _SHELL_COMMAND_RE.match(line)) and "nvidia-smi" not in line:
+            # (what was done to free the GPU before the next try: killall nvidia-persistenced)
+            steps.append(f"'{c.group('cmd').strip()}' (line {no})")
+    return "; ".join(steps)
+
+
 def mig_pending_notes(text: str, lines: list[tuple[int, str, int | None]]) -> list[ParseWarning]:
     """nvidia-smi's warning that a MIG mode change is pending, with the GPU's MIG mode as a
     later reading in the same file gives it (a --query-gpu row or a table after a reboot)."""
@@ -1295,6 +1340,7 @@ def mig_pending_notes(text: str, lines: list[tuple[int, str, int | None]]) -> li
             why, "the change takes effect once the GPU is reset or the system rebooted"
         )
         later = [r[:3] for r in readings if r[4] > no and _same_bus(r[3], bus)]
+        resets = _reset_steps(lines, no, bus)
         notes.append(
             ParseWarning(
                 line=no,
@@ -1305,7 +1351,8 @@ def mig_pending_notes(text: str, lines: list[tuple[int, str, int | None]]) -> li
                     + ", ".join(f"{mig} ({how}, line {at})" for at, how, mig in later)
                     if later
                     else ""
-                ),
+                )
+                + (f"; after it: {resets}" if resets else ""),
                 skipped=False,
             )
         )
