@@ -503,7 +503,7 @@ def smi_gpu(**values: Any) -> dict[str, Any]:
         "power_w power_cap_w memory_used_mib memory_total_mib util_pct compute_mode mig_mode "
         "unreadable query ecc_corrected remap_pending remap_failed remap_lines remapped_uncorrectable remapped_correctable ecc_aggregate_corrected ecc_aggregate_uncorrected retire_pending retired_pages retired_dbe "
         "throttled clock_reasons sections fabric_status sensors_only recovery_action fabric_health "
-        "pcie_replays pcie_gen pcie_width_lanes pcie_width_low core_clocks_said"
+        "pcie_replays pcie_gen pcie_width_lanes pcie_width_low core_clocks_said unreadable_line"
     )
     base = dict(source="nvidia-smi.txt", line=9, driver="570.124.06", cuda="12.8", gpu=0,
                 name="NVIDIA H100 80GB HBM3", bus_id="00000000:18:00.0", persistence="On",
@@ -511,7 +511,8 @@ def smi_gpu(**values: Any) -> dict[str, Any]:
                 memory_used_mib=1, memory_total_mib=81559, util_pct=0, compute_mode="Default",
                 mig_mode="Disabled", unreadable=[], query="", throttled=[], sections=[],
                 sensors_only=False, recovery_action=None, fabric_health={}, pcie_gen={},
-                pcie_width_lanes={}, pcie_width_low=False, core_clocks_said="")  # fmt: skip
+                pcie_width_lanes={}, pcie_width_low=False, core_clocks_said="",
+                unreadable_line=None)  # fmt: skip
     return _item(fields, **{**base, **values})
 
 

@@ -5621,6 +5621,7 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     if gpu.throttled and gpu.core_clocks_said
                     else ""
                 )
+                + _power_cap_said(gpu)
             )
             clocks.setdefault(reading, []).append(gpu)
     for reading, alike in clocks.items():
@@ -5638,6 +5639,7 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             )
         )
     for gpu in parsed:
+        _slowdown_recorded(gpu, source, out)
         if (history := _memory_history(gpu)) is not None:
             notes.append(history)
         if gpu.remapped_uncorrectable and not gpu.remap_pending and not gpu.remap_failed:
@@ -5668,6 +5670,90 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 )
             )
     return notes
+
+
+def _power_cap_said(gpu: nvidia_smi.SmiGpu) -> str:
+    """A -q page's SW Power Cap in force, in words, with the GPU's temperature where the page
+    has it: nvidia-smi --help-query-gpu, clocks_event_reasons.sw_power_cap: "SW Power Scaling
+    algorithm is reducing the clocks below requested clocks because the GPU is consuming too
+    much power": a GPU under load at its power limit, said and not judged (it runs at the clocks
+    its limit allows: nothing thermal, nothing broken; SLOWING_REASONS leaves it out alike).
+    Empty where the cap is not in force."""
+    if "SW Power Cap" not in gpu.clock_reasons.get("active", []):
+        return ""
+    return (
+        f"; SW Power Cap in force (line {gpu.reason_lines.get('SW Power Cap', gpu.line)}): "
+        "the driver holds the clocks below those asked to keep the "
+        "GPU under its power limit (a GPU at its power limit under load, not a fault)"
+        + (
+            f"; GPU Current Temp {gpu.temp_c} C (line {gpu.temp_line}), no thermal reason active"
+            if gpu.temp_c is not None and gpu.temp_line is not None and not gpu.throttled
+            else ""
+        )
+    )
+
+
+# the Clocks Event Reasons Counters that record a slowdown (NVML's cumulative field values
+# NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, _HW_THERM_SLOWDOWN, _HW_POWER_BRAKE_SLOWDOWN:
+# nvidia-smi -q -d PERFORMANCE prints them in us from driver 535); SW Power Capping and Sync
+# Boost are not among them (a GPU at its power limit under load is healthy, as SLOWING_REASONS)
+_SLOWDOWN_COUNTERS = ("SW Thermal Slowdown", "HW Thermal Slowdown", "HW Power Braking")
+
+
+def _slowdown_recorded(gpu: nvidia_smi.SmiGpu, source: str, out: EvidenceFacts) -> None:
+    """A ``gpu_slowdown_recorded`` failure for a -q GPU whose Clocks Event Reasons Counters
+    recorded time under a thermal or hardware slowdown, or whose T.Limit margin (GPU T.Limit
+    Temp, NVML's distance to the nearest slowdown threshold) is within ``SMI_TEMP_HEADROOM_C``:
+    no reason need be in force when read (the counters are a history), the GPU has slowed or is
+    about to. Said with its temperature, margin and SW Power Capping time."""
+    recorded = [k for k in _SLOWDOWN_COUNTERS if gpu.clock_event_us.get(k)]
+    margin_c = gpu.tlimit_margin_c
+    near = margin_c is not None and margin_c <= SMI_TEMP_HEADROOM_C
+    if not recorded and not near:
+        return
+    counters_us = gpu.clock_event_us
+    said = [
+        f"{k} {counters_us[k]} us ({counters_us[k] / 1e6:.2f} s, line {gpu.clock_event_lines[k]})"
+        for k in recorded
+    ]
+    if recorded:
+        said[0] += " recorded in its Clocks Event Reasons Counters"
+    if counters_us.get("SW Power Capping"):
+        said.append(
+            f"SW Power Capping {counters_us['SW Power Capping']} us "
+            f"(line {gpu.clock_event_lines['SW Power Capping']})"
+        )
+    if "active" in gpu.clock_reasons:
+        said.append(
+            "slowing when read: " + ", ".join(gpu.throttled)
+            if gpu.throttled
+            else "no slowing reason active when read"
+        )
+    margin_said = (
+        f"{margin_c} C of margin to its T.Limit (line {gpu.tlimit_line})"
+        if margin_c is not None
+        else ""
+    )
+    if gpu.temp_c is not None:
+        said.append(
+            f"at {gpu.temp_c} C (line {gpu.temp_line})"
+            + (f", {margin_said}" if margin_said else "")
+        )
+    elif margin_said:
+        said.append(margin_said)
+    line = gpu.clock_event_lines[recorded[0]] if recorded else gpu.tlimit_line or gpu.line
+    name = gpu.bus_id or f"#{gpu.gpu + 1} of the output"
+    _add_failure(
+        out,
+        source,
+        logs.LogEvent(
+            kind="gpu_slowdown_recorded",
+            line=line,
+            message=f"GPU {name}: " + (recorded[0] if recorded else "GPU T.Limit Temp"),
+            library="nvidia-smi",
+            exception_type=f"GPU {name}: " + "; ".join(said),
+        ),
+    )
 
 
 _POWER_SAID = (

@@ -824,7 +824,9 @@ class LogEvent:
     fiber/copper cable link fault), switch_fault (MindCluster's device
     plugin: a switch fault raised and not cleared in the log), switch_fault_cleared (the same,
     cleared again or only its clearing seen), gpu_temp_near_limit (the importer's, nvidia-smi -q -d
-    TEMPERATURE: a GPU within a few degrees of its Max Operating Temp), gpu_burn_faulty (the importer's, gpu-burn's GPU marked
+    TEMPERATURE: a GPU within a few degrees of its Max Operating Temp), gpu_slowdown_recorded (the
+    importer's, nvidia-smi -q: Clocks Event Reasons Counters with thermal or hardware slowdown
+    time, or a T.Limit margin of a few degrees), gpu_burn_faulty (the importer's, gpu-burn's GPU marked
     FAULTY, its compare errors or its process dead: device the GPU), nvsm_check_unhealthy
     (the importer's, an nvsm show health check marked Unhealthy), nvsm_check_attention (the same,
     marked Informational, Warning or Unknown), nvsm_stress_failed and nvsm_stress_skipped (the

@@ -1022,6 +1022,27 @@ class SmiGpu:
     processes: list[SmiProcess] | None = None
     """``-q``'s Processes section: its rows on this GPU ([] for "Processes : None"); None where
     the record has no such section (cut, or a -d page without it)."""
+    unreadable_line: int | None = None
+    """The line of the first field printed ERR! (the status table's second or third row, where
+    the fan, temperature and power cells stand; a -q field's own line): what a finding on the
+    unreadable field cites, not the GPU's head line."""
+    temp_line: int | None = None
+    """``-q`` Temperature ``GPU Current Temp``'s line."""
+    tlimit_margin_c: int | None = None
+    """``-q`` Temperature ``GPU T.Limit Temp``: not a temperature but the GPU's margin in C to
+    its T.Limit (NVML nvmlDeviceGetMarginTemperature: "thermal margin temperature (distance to
+    nearest slowdown threshold)"); 0 is where the SW thermal slowdown begins (the same page's
+    "GPU Max Operating T.Limit Temp : 0 C"), below 0 the hardware slowdown and the shutdown."""
+    tlimit_line: int | None = None
+    clock_event_us: dict[str, int] = field(default_factory=dict)
+    """``-q`` Clocks Event Reasons Counters (driver 535 on): the time in us each reason has held
+    the clocks down (SW Power Capping, Sync Boost, SW Thermal Slowdown, HW Thermal Slowdown, HW
+    Power Braking): NVML's cumulative field values NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP,
+    _SW_THERM_SLOWDOWN, _HW_THERM_SLOWDOWN, _HW_POWER_BRAKE_SLOWDOWN: a history, not a reason
+    in force now."""
+    clock_event_lines: dict[str, int] = field(default_factory=dict)
+    reason_lines: dict[str, int] = field(default_factory=dict)
+    """``-q``: the line of each Clocks Event (Throttle) Reasons row that reads Active."""
 
 
 @dataclass(kw_only=True)
@@ -1170,11 +1191,15 @@ def parse_status(text: str, *, notes: bool = True) -> SmiStatus:
             if util := _SMI_UTIL_RE.match(cells[2]):
                 g.util_pct = _smi_int(util.group("util"), "%", "utilisation", g)
                 g.compute_mode = util.group("mode")
+            if g.unreadable and g.unreadable_line is None:
+                g.unreadable_line = no  # (this row's ERR!: fan, temperature, power ...)
             continue
         if second_seen and not cells[0] and not cells[1] and cells[2]:
             current.mig_mode = cells[2]  # the third row: MIG M.
             if cells[2] == "ERR!":
                 current.unreadable.append("MIG mode")
+                if current.unreadable_line is None:
+                    current.unreadable_line = no
             current = None
     if current is not None and not second_seen:
         out.warnings.append(
@@ -1584,6 +1609,8 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
         # is not in ready state"): the -q form of the table's ERR!, a field the GPU did not give
         if (field_name := f"{where} / {key}" if where else key) not in gpu.unreadable:
             gpu.unreadable.append(field_name)
+            if gpu.unreadable_line is None:
+                gpu.unreadable_line = line
     elif key == "Product Name":
         gpu.name = value
     elif not path and key == "GPU UUID" and _GPU_UUID_RE.fullmatch(value):
@@ -1664,6 +1691,21 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
         where == "Temperature" and key == "GPU Current Temp" and (t := re.match(r"(\d+) C$", value))
     ):
         gpu.temp_c = int(t.group(1))
+        gpu.temp_line = line
+    elif (
+        where == "Temperature"
+        and key == "GPU T.Limit Temp"
+        and (margin := re.fullmatch(r"(-?\d{1,3}) C", value))
+    ):
+        gpu.tlimit_margin_c = int(margin.group(1))
+        gpu.tlimit_line = line
+    elif (
+        where.startswith("Clocks ")
+        and where.endswith("Reasons Counters")
+        and (us := re.fullmatch(r"(\d{1,20}) us", value))
+    ):
+        gpu.clock_event_us[key] = int(us.group(1))
+        gpu.clock_event_lines[key] = line
     elif where in ("Power Readings", "GPU Power Readings") and (
         watts := re.match(r"(\d+(?:\.\d+)?) W$", value)
     ):
@@ -1701,6 +1743,7 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
         active = gpu.clock_reasons.setdefault("active", [])
         if value == "Active":
             active.append(key)
+            gpu.reason_lines.setdefault(key, line)
             if key in _SLOWING:
                 gpu.throttled.append(key)
 
