@@ -156,7 +156,12 @@ def test_soft_roce_send_bandwidth_of_3_mb_s_is_no_path_for_a_job() -> None:
     assert [p["perftest"]["under_floor"] for p in ev.hca_ports] == [True, True, False, False]
     level, outcome = _imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == {("evidence-rdma-perftest-under-floor", "critical")}
+    # (set 712: its Send Latency runs, 928 us at 2 B, are also above ngc_multinode_perf's
+    # 2.5 us pass value for a send test: a warning beside the critical)
+    assert _above_info(outcome) == {
+        ("evidence-rdma-perftest-under-floor", "critical"),
+        ("evidence-rdma-perftest-latency-high", "warning"),
+    }
     items = _items(outcome, "evidence-rdma-perftest-under-floor")
     assert len(items) == 2
     assert items[0].startswith(

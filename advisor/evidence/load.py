@@ -312,7 +312,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
     "mlxfwmanager": re.compile(rdma.MLXFWMANAGER_SIGNATURE, re.M),
-    "lscpu": re.compile(lscpu.SIGNATURE, re.M),
+    "lscpu": re.compile(f"{lscpu.SIGNATURE}|{lscpu.NUMA_SECTION_SIGNATURE}", re.M),
     "ibdiagnet": re.compile(rdma.IBDIAGNET_SIGNATURE, re.M),
     "mlnx_qos": re.compile(rdma.MLNX_QOS_SIGNATURE, re.M),
     "ping": re.compile(netif.PING_SIGNATURE, re.M),
@@ -10450,6 +10450,17 @@ def _mlxfw_runs_burned(burned: rdma.FirmwareDevice, devices: list[rdma.FirmwareD
 _MLXFWRESET_RE = re.compile(r"^[^\n]{0,200}?\bmlxfwreset\b[^\n]{0,300}?\breset\b", re.M)
 
 
+def _node_ranges(nodes: list[int]) -> str:
+    """Sorted node numbers as ranges: [1, 2, 3, 5] → "1-3, 5"."""
+    spans: list[list[int]] = []
+    for n in nodes:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in spans)
+
+
 def _lscpu(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """lscpu: a note of the CPUs (model, count, sockets x cores x threads) and which CPUs each NUMA
     node holds; nothing judged (an offline CPU list is named). A pdsh copy ("gpu-node01: "
@@ -10465,7 +10476,7 @@ def _lscpu(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
     cpu = lscpu.parse(text)
     if cpu is None:
         raise ParseError("no lscpu 'Architecture:' row")
-    said = [cpu.fields["Architecture"]]
+    said = ["NUMA section alone" if cpu.numa_only else cpu.fields["Architecture"]]
     model = cpu.fields.get("Model name") or cpu.fields.get("Model")
     if model:
         said.append(f"model {model}")
@@ -10481,7 +10492,10 @@ def _lscpu(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
     if cpu.nodes:
         said.append(
             f"{len(cpu.nodes)} NUMA node(s): "
-            + "; ".join(f"node {n}: CPUs {cpus}" for n, cpus in sorted(cpu.nodes.items())[:16])
+            + "; ".join(
+                f"node {n}: CPUs {cpus}" if cpus else f"node {n}: no CPUs"
+                for n, cpus in sorted(cpu.nodes.items())[:16]
+            )
             + (" ..." if len(cpu.nodes) > 16 else "")
             + (
                 f" (line {first})"
@@ -10491,6 +10505,14 @@ def _lscpu(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
         )
     elif (nodes := cpu.number("NUMA node(s)")) is not None:
         said.append(f"{nodes} NUMA node(s)")
+    if cpuless := sorted(n for n, cpus in cpu.nodes.items() if not cpus):
+        # a node with no CPUs is memory alone, not a fault: a Grace Hopper's GPU memory is such
+        # a node, one per GPU slice (hwloc 39fae7e); lscpu gives no node's memory size, so
+        # nothing here says whether it holds any (numactl -H's "node N size:" does)
+        said.append(
+            f"node(s) {_node_ranges(cpuless)} have no CPUs: memory-only nodes (on an NVIDIA Grace "
+            "Hopper, the GPU's memory; numactl -H gives their sizes), not a fault"
+        )
     notes = [
         ParseWarning(
             line=cpu.line,

@@ -1821,7 +1821,13 @@ _FD_BEFORE_REDIRECT_RE = re.compile(r"(?:^|\s)\d+$")
 # a shell prompt before the command (root@host:~# , [root@h ~]# , user@h:~$ , (venv) $ )
 # (linear time on a long run: blanks at the start are read once (possessive): what follows cannot
 # begin with a blank)
-_PROMPT_RE = re.compile(r"^\s*+(?:\([^)\n]*\)\s*)?(?:\[[^\]\n]*\]|[\w.@:~/+-]*)\s*[#$%>]\s*")
+# (or "root@pod /]#": a "[user@host dir]#" prompt whose opening bracket the copy cut)
+_PROMPT_RE = re.compile(
+    r"^\s*+(?:\([^)\n]*\)\s*)?(?:\[[^\]\n]*\]|[\w.@:~+-]{1,200}[ \t][\w.~/+-]{0,200}\]"
+    r"|[\w.@:~/+-]*)\s*[#$%>]\s*"
+)
+# the host a shell prompt names ("root@rdma-test-pod-1 /]#", "[root@node1 ~]#", "user@h:~$")
+_PROMPT_HOST_RE = re.compile(r"^\s*\[?[\w.-]{1,64}@(?P<host>[A-Za-z0-9][\w.-]{0,62})[ \t:\]]")
 _LAUNCH_WORDS = frozenset(
     {"sudo", "env", "timeout", "numactl", "taskset", "stdbuf", "nohup", "time", "exec", "nice"}
 )
@@ -1932,6 +1938,9 @@ _PERFTEST_TABLE_RULE_RE = re.compile(r"^[ \t]*-{20,200}[ \t]*$")
 _BAD_WC_STATUS_RE = re.compile(
     r"Bad wc status (?:when trying to create AH )?(?:-- )?(?P<status>\d+)"
 )
+_QP_NOT_CONNECTED_RE = re.compile(r"Failed to modify QP (?:\d{1,10} )?to (?:RTR|RTS)")
+"""ctx_connect()'s words (perftest_resources.c) when a QP would not move to RTR or RTS with the
+other side's address."""
 _PERFTEST_EXCHANGE_BROKE_RE = re.compile(
     r"Couldn't read remote address|Unable to (?:read|write) (?:to|from) socket/rd(?:am|ma)_cm"
     r"|Failed to exchange data between server and clients"
@@ -2083,6 +2092,11 @@ class PerftestRun:
     empty_gids: dict[str, int] = field(default_factory=dict)
     """The all-zero GIDs it printed (``GID: 00:...:00``), by side (``local``, ``remote``): their
     lines. On RoCE, no address at that GID index on that side."""
+    slow_latency_us: float | None = None
+    """Its 2 B row's t_avg (t_typical where perftest printed no average), where it is above
+    ``latency_pass_us``: NVIDIA's ngc_multinode_perf fails such a run."""
+    latency_pass_us: float | None = None
+    """The pass value it was held to (``perftest_latency_pass_us``)."""
     under_floor: bool = False
     """Its bandwidth at its largest size, ``PERFTEST_FLOOR_BYTES`` or more, is above 0 and under
     ``PERFTEST_FLOOR_GBPS``: less than a 1 Gb/s Ethernet link carries."""
@@ -2166,6 +2180,25 @@ def line_rate_reached(gbps: float | None, rate_gbps: float | None, test: str = "
     return PERFTEST_AT_RATE_SHARE * rate_gbps <= gbps <= rate_gbps
 
 
+PERFTEST_LAT_PASS_WRITE_SEND_US = 2.5
+PERFTEST_LAT_PASS_READ_US = 4.5
+"""NVIDIA's NGC-Ready multi-node test (Mellanox/ngc_multinode_perf common.sh, since 653b420
+"rdma: Add pass/fail criteria for latency tests"): a write or send latency test fails above
+2.5 µs t_avg, a read test above 4.5 µs, at its latency message size (ngc_rdma_test.sh
+--lat_message_size_list, default 2 B)."""
+PERFTEST_LAT_PASS_BYTES = 2
+"""The message size ngc_multinode_perf's latency tests run at unless told otherwise."""
+
+
+def perftest_latency_pass_us(test: str) -> float:
+    """The t_avg a latency test of ``test`` passes at (ngc_multinode_perf): 2.5 µs for a write
+    or send, 4.5 µs for a read; a test the copy does not name is held to the laxer 4.5 µs, so
+    no write or send run is failed for a figure a read run would pass with."""
+    if re.search(r"write|send", test, re.I):
+        return PERFTEST_LAT_PASS_WRITE_SEND_US
+    return PERFTEST_LAT_PASS_READ_US
+
+
 PERFTEST_FLOOR_GBPS = 1.0
 """The least a perftest bandwidth run between two hosts' RDMA ports is taken to move: the
 slowest Ethernet a cluster host's NIC runs (1000BASE-T; parsers.lspci counts a 1 Gb/s NIC as no
@@ -2245,6 +2278,8 @@ class _PerftestCommand:
     """``-p``/``--port``: the TCP port of its exchange with the server (perftest's 18515 unset)."""
     gpu_buffer: bool = False
     """``--use_cuda``: its buffers are GPU memory (perftest built with CUDA)."""
+    host: str | None = None
+    """The host its shell prompt names (``root@rdma-test-pod-1 /]#``): where it ran."""
 
 
 def _launch_prefix(prefix: str) -> bool:
@@ -2337,6 +2372,7 @@ def _perftest_command(no: int, line: str) -> _PerftestCommand | None:
         server=server,
         tcp_port=tcp_port,
         gpu_buffer="--use_cuda" in line,
+        host=h.group("host") if (h := _PROMPT_HOST_RE.match(line[: tool.start()])) else None,
     )
 
 
@@ -2426,6 +2462,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     gpu_buffer_seen = False  # perftest's CUDA set-up allocated a GPU buffer since the last command
     gpu_name: str | None = None  # the GPU that set-up named
     mem_type: str | None = None  # its buffer's kind ("CUDA_MEM_DEVICE")
+    peer_addressed: set[int] = set()  # runs (by id) that printed the other side's address
     numbered = numbered_lines(text)
     for index, (no, line, _) in enumerate(numbered):
         above, previous = previous, line
@@ -2466,6 +2503,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 port=cmd.port if cmd and cmd.port is not None else 1,
                 line=no,
                 tool=f"perftest {cmd.tool if cmd else run.test}",
+                host=cmd.host if cmd else None,
             )
             current.perftest = run
             if cmd is None:
@@ -2674,6 +2712,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             continue
         if side := _PERFTEST_SIDE_RE.match(line):
             gid_side = side.group(1)
+            if gid_side == "remote" and run is not None:
+                peer_addressed.add(id(run))
         if g := _PERFTEST_GID_RE.match(line):
             # (the GID's bytes printed "%02d": "200:00:45:14" is 200.0.45.14); with several QPs
             # each side prints an address line and GID per QP: the GID is the side's whose
@@ -2741,6 +2781,18 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             done.broke_off = True
         if (
             done is not None
+            and not done.rows
+            and id(done) in peer_addressed
+            and _QP_NOT_CONNECTED_RE.match(done.failed or "")
+        ):
+            # a QP that would not move to RTR/RTS after the other side's address was printed:
+            # perftest prints "remote address:" (ctx_print_pingpong_data) once ctx_hand_shake
+            # exchanged the two sides' addresses, then ctx_connect moves the QPs to RTR/RTS with
+            # it ("Unable to Connect the HCA's through the link", src/write_bw.c main()): both
+            # sides had connected and the RDMA connection itself could not be set up
+            done.broke_off = True
+        if (
+            done is not None
             and done.failed
             and (bad := _BAD_WC_STATUS_RE.match(done.failed))
             and "(IBV_WC_" not in done.failed
@@ -2790,6 +2842,14 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 run.rows[-1]["bytes"] >= PERFTEST_FLOOR_BYTES
                 and 0 < run.bw_average_gbps < PERFTEST_FLOOR_GBPS
             )
+        if run is not None and run.bw_average_gbps is None and not run.failed:
+            for row in run.rows:
+                figure = row.get("t_avg_us", row.get("t_typical_us"))
+                if row.get("bytes") == PERFTEST_LAT_PASS_BYTES and figure is not None:
+                    pass_us = perftest_latency_pass_us(f"{run.test} {port.tool}")
+                    if figure > pass_us:
+                        run.slow_latency_us, run.latency_pass_us = figure, pass_us
+                    break
         if run is not None and not run.rows and run.failed is None:
             warnings.append(
                 ParseWarning(
