@@ -2140,6 +2140,8 @@ def _parse_events(text: str) -> LogReport:
     _unique_id_failures(lines, report)
     comm_ranks, rank_hosts = _nccl_comm_ranks(lines)
     _nccl_net_errors(lines, report, comm_ranks)
+    if _NO_ALGO_WARN in text:
+        _nccl_no_algorithm_bare(lines, report)
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
     if "NCCL_IB_DISABLE" in text and "libibverbs" in text:
         _verbs_warnings_with_ib_off(lines, report)
@@ -6032,6 +6034,12 @@ _NCCL_INIT_RE = re.compile(r"\brank (?P<rank>\d+) nranks (?P<nranks>\d+)\b")
 # [0]eth0:10.0.0.1<0>", "Using network IBext_v8"), and nccl-tests' rank lines ("#  Rank  1 Group
 # 0 Pid   4962 on      test2 device  0 [0x81] NVIDIA A100-PCIE-40GB")
 _NCCL_VERSION_LINE_RE = re.compile(r"\bNCCL version (?P<v>\d+\.\d+\.\d+\S*)")
+# RCCL's own version line (ROCm/rccl src/init.cc VERSION_STRING: "RCCL version : " MAJOR.MINOR.PATCH
+# and its suffix, "RCCL version : 2.30.4-HEAD:2b22ab0"), where NCCL says "NCCL version"
+_RCCL_VERSION_LINE_RE = re.compile(r"\bRCCL version : (?P<v>\d+\.\d+\.\d+\S{0,60})")
+# RCCL's count of the RDMA devices it found ("RCCL: Detected 0 IB devices, primary type: 0 (count:
+# 0)", as a ROCm 7.14 RCCL 2.30.4 printed it at INFO)
+_RCCL_IB_DETECTED_RE = re.compile(r"\bRCCL: Detected (?P<n>\d{1,4}) IB devices\b")
 # vLLM's pynccl wrapper naming the library it loaded (vllm/distributed/device_communicators/
 # pynccl.py: "vLLM is using nccl==2.21.5"), and SGLang's copy of it on its rank 0
 # (sgl-project/sglang python/sglang/srt/distributed/device_communicators/pynccl.py: "sglang is
@@ -9055,6 +9063,13 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
             continue
         if "NCCL version" in line and (v := _NCCL_VERSION_LINE_RE.search(line)):
             said = f"NCCL {v.group('v')}"
+        elif "RCCL version" in line and (rv := _RCCL_VERSION_LINE_RE.search(line)):
+            said = f"RCCL {rv.group('v')}"
+        elif "IB devices" in line and (ib := _RCCL_IB_DETECTED_RE.search(line)):
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else "a host"
+            said = f"{host}: RCCL detected {ib.group('n')} IB device(s)" + (
+                " (no InfiniBand/RoCE device)" if ib.group("n") == "0" else ""
+            )
         elif " is using nccl==" in line and (vv := _VLLM_NCCL_RE.search(line)):
             said = f"NCCL {vv.group('v')} ({PYNCCL_OF[vv.group('who')]})"
             pynccl.setdefault(vv.group("v"), said)
@@ -9708,6 +9723,27 @@ _VERL_STEP_RE = re.compile(r"(?<![\w/])step:\d+ - [\w/]+:-?\d")
 # before 2.18.5; where the symbol is not found it WARNs "Could not find ncclGetVersion symbol",
 # keeps version 0 (so sets NCCL_NVLS_ENABLE=0) and returns 0: the plugin's start goes on. From
 # v1.8.1-aws the same case is a TRACE ("...; skipping NVLS NCCL version check"). A note, no error.
+# NCCL's WARN where no algorithm and protocol can run a collective (NVIDIA/nccl src/enqueue.cc
+# topoGetAlgoInfo: 'WARN("Error : no algorithm/protocol available for function %s with datatype
+# %s.%s%s", ...)', the last two " NCCL_ALGO was set to %s." and " NCCL_PROTO was set to %s." where
+# the environment set them, then 'return (algoEnv || protoEnv) ? ncclInvalidUsage :
+# ncclInternalError'): with either set, the setting left the collective nothing to run on. A copy
+# may keep NCCL's text without its "host:pid:tid [dev] ... NCCL WARN" prefix
+_NO_ALGO_WARN = "Error : no algorithm/protocol available for function "
+_NCCL_NO_ALGO_RE = re.compile(
+    r"^\s{0,8}Error : no algorithm/protocol available for function (?P<func>\w{1,40}) with "
+    r"datatype (?P<dtype>\w{1,40})\.(?: NCCL_ALGO was set to (?P<algo>[^\s.]{1,200})\.)?"
+    r"(?: NCCL_PROTO was set to (?P<proto>[^\s.]{1,200})\.)?\s*$"
+)
+# RCCL's cuMem capability check (ROCm/rccl src/misc/rocmwrap.cc ncclCuMemSupported): a device
+# without VMM ("cuMem support requires VMM RDMA support"), a kernel before 6.8 or a HIP too old
+# each WARN and set "supported = 0"; ncclCuMemEnable() then returns NCCL_CUMEM_ENABLE where the
+# environment set it and otherwise cuMem only where supported, so RCCL goes on without cuMem.
+# A note, no error (a WARN still where NCCL_CUMEM_ENABLE=1 forced cuMem on: ``_nccl_warnings``)
+_RCCL_CUMEM_UNSUPPORTED_RE = re.compile(
+    r"^cuMem support requires (?:VMM RDMA support|Linux kernel >= [\d.]{1,20}"
+    r"|HIP_VERSION >= [\w.]{1,40}(?: \([^()\n]{0,80}\))?)\s*$"
+)
 _OFI_NO_NCCL_VERSION_RE = re.compile(r"^NET/OFI Could not find ncclGetVersion symbol\b")
 # aws-ofi-nccl's failed completion (v1.8.1-aws src/nccl_ofi_sendrecv.c ofi_process_cq: "Request
 # %p completed with error. RC: %d. Error: %s. Completed length: ..."; the Error field is
@@ -9923,6 +9959,20 @@ def _nccl_warnings(
     mscclpp_off: dict[str, list[tuple[int, str | None, int | None, str | None]]] = {}
     # (aws-ofi-nccl's probe that found no ncclGetVersion: each process's line, host, pid, device)
     no_version: list[tuple[int, str | None, int | None, str | None]] = []
+    # (RCCL's word that its device cannot take cuMem, by text: each process's line, host, pid,
+    # device; a WARN still where the environment forced cuMem on, NCCL_CUMEM_ENABLE=1)
+    cumem_off: dict[str, list[tuple[int, str | None, int | None, str | None]]] = {}
+    cumem_env = next(
+        (
+            e.group("value")
+            for _, line, _ in lines
+            if "NCCL_CUMEM_ENABLE" in line
+            and (e := _NCCL_ENV_SET_RE.search(line))
+            and e.group("name") == "NCCL_CUMEM_ENABLE"
+        ),
+        None,
+    )
+    cumem_forced = cumem_env is not None and cumem_env.strip().rstrip(".") == "1"
     for at, (no, line, tagged) in enumerate(lines):
         if ("WARN" not in line or no in taken) or (
             "NCCL WARN" not in line and "] " not in line and not line.lstrip().startswith("WARN ")
@@ -9957,6 +10007,14 @@ def _nccl_warnings(
         # (RCCL's default MSCCL++ left off: a note, no event; see _RCCL_MSCCLPP_OFF_RE)
         if text.startswith("MSCCL++: ") and _RCCL_MSCCLPP_OFF_RE.search(text):
             mscclpp_off.setdefault(text, []).append((no, found.get("host"), pid, found.get("dev")))
+            continue
+        # (RCCL's cuMem capability check: a note, no event; see _RCCL_CUMEM_UNSUPPORTED_RE)
+        if (
+            text.startswith("cuMem support requires ")
+            and _RCCL_CUMEM_UNSUPPORTED_RE.search(text)
+            and not cumem_forced
+        ):
+            cumem_off.setdefault(text, []).append((no, found.get("host"), pid, found.get("dev")))
             continue
         # (aws-ofi-nccl's version probe: a note, no event; see _OFI_NO_NCCL_VERSION_RE)
         if text.startswith("NET/OFI Could not") and _OFI_NO_NCCL_VERSION_RE.search(text):
@@ -10003,6 +10061,8 @@ def _nccl_warnings(
             ev.rank = int(wr.group(1))
         if slow := _TCPX_SLOW_RE.search(text):
             _tcpx_slowness(ev, slow)
+        elif text.startswith(_NO_ALGO_WARN) and (na := _NCCL_NO_ALGO_RE.match(text)):
+            ev.code_name, ev.exception_type = _no_algorithm_said(na)
         elif text.startswith(_NVLS_BIND_FAILED):
             ev.exception_type = _nvls_bind_said(text)
         elif _NCCL_FALLBACK_WARN_RE.search(text):
@@ -10084,6 +10144,12 @@ def _nccl_warnings(
         report.unread.append(
             ParseWarning(line=where[0][0], message=_mscclpp_off_said(text, where), skipped=False)
         )
+    for text, where in cumem_off.items():
+        report.unread.append(
+            ParseWarning(
+                line=where[0][0], message=_cumem_off_said(text, where, cumem_env), skipped=False
+            )
+        )
     if no_version:
         report.unread.append(
             ParseWarning(
@@ -10129,6 +10195,83 @@ def _mscclpp_off_said(
         f"{' ...' if len(lines) > 8 else ''}): a build with MSCCL++ tries it by default "
         "(RCCL_MSCCLPP_ENABLE) and goes on with RCCL's own algorithms where MSCCL is off or the "
         "GPU is not a gfx94 one; no error"
+    )
+
+
+def _no_algorithm_said(found: re.Match[str]) -> tuple[str, str]:
+    """NCCL's result and the cause of its "no algorithm/protocol available" WARN
+    (``_NCCL_NO_ALGO_RE``): the NCCL_ALGO / NCCL_PROTO the environment set, where it names one."""
+    func, dtype = found.group("func"), found.group("dtype")
+    settings = [
+        f"{name}={value}"
+        for name, value in (
+            ("NCCL_ALGO", found.group("algo")),
+            ("NCCL_PROTO", found.group("proto")),
+        )
+        if value
+    ]
+    if not settings:
+        return "ncclInternalError", (
+            f"ncclInternalError: NCCL found no algorithm and protocol to run {func} on {dtype} "
+            "with no NCCL_ALGO or NCCL_PROTO set (NCCL src/enqueue.cc topoGetAlgoInfo)"
+        )
+    return "ncclInvalidUsage", (
+        f"ncclInvalidUsage: {' and '.join(settings)} (set by the environment) left {func} on "
+        f"{dtype} no algorithm and protocol to run on (NCCL src/enqueue.cc topoGetAlgoInfo "
+        "returns ncclInvalidUsage where NCCL_ALGO or NCCL_PROTO is set): the setting is the "
+        f"cause; unset it, or give {func} an algorithm that runs {dtype} in its per-operation "
+        "entry"
+    )
+
+
+def _nccl_no_algorithm_bare(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """NCCL's "no algorithm/protocol available" text copied without its WARN prefix
+    (``_NCCL_NO_ALGO_RE``): one ``nccl_warning`` a line, its result and cause said; the prefixed
+    form is ``_nccl_warnings``'s."""
+    for no, line, tagged in lines:
+        if _NO_ALGO_WARN not in line or "NCCL WARN" in line:
+            continue
+        if (found := _NCCL_NO_ALGO_RE.match(line)) is None:
+            continue
+        code_name, why = _no_algorithm_said(found)
+        report.events.append(
+            LogEvent(
+                kind="nccl_warning",
+                line=no,
+                message=_quoted(line.strip()),
+                rank=tagged,
+                library="NCCL",
+                code_name=code_name,
+                exception_type=why,
+            )
+        )
+
+
+def _cumem_off_said(
+    text: str, where: list[tuple[int, str | None, int | None, str | None]], env: str | None
+) -> str:
+    """The note for RCCL's WARN that its device cannot take cuMem (``_RCCL_CUMEM_UNSUPPORTED_RE``):
+    who printed it, on which lines, and that RCCL goes on without cuMem."""
+    procs = list(
+        dict.fromkeys(
+            f"{host or 'a process'}{f' pid {pid}' if pid is not None else ''}"
+            + (f" device {dev}" if dev is not None else "")
+            for _, host, pid, dev in where
+        )
+    )
+    lines = [no for no, *_ in where]
+    return (
+        f"{', '.join(procs[:4])}{' ...' if len(procs) > 4 else ''}: RCCL's cuMem capability check "
+        f"said no ('{text}', line(s) {', '.join(map(str, lines[:8]))}"
+        f"{' ...' if len(lines) > 8 else ''}): RCCL then leaves cuMem (its VMM allocations) off "
+        "and goes on with its other allocations"
+        + (
+            f"; NCCL_CUMEM_ENABLE={env.strip().rstrip('.')} was set by the environment, so cuMem "
+            "was off in any case"
+            if env is not None
+            else ""
+        )
+        + "; no error"
     )
 
 
@@ -10846,6 +10989,32 @@ def _one_host_comm(lines: list[tuple[int, str, int | None]], hosts: list[str]) -
     return hosts[0] if hosts else f"address {next(iter(addrs))}"
 
 
+def _one_process_gpus(
+    lines: list[tuple[int, str, int | None]], hosts: list[str]
+) -> tuple[str, int, list[int]] | None:
+    """The host, pid and GPUs of the one NCCL process a log's prefixed lines name, where it
+    drives two or more GPUs and no channel goes over the network (NCCL_SHM_DISABLE not set); None
+    otherwise. A start-up cut of an older NCCL (2.4.8: "Setting affinity for GPU 3", "CUDA Dev
+    3[3], Socket NIC distance") prints no ring or nranks line to count the communicator's ranks
+    by (``_one_host_comm``), but one process's lines for each of its GPUs say what it drives."""
+    if len(hosts) > 1:
+        return None
+    procs: set[tuple[str, int]] = set()
+    devices: set[int] = set()
+    for _, line, _ in lines:
+        if "NCCL" not in line:
+            continue
+        if ("via NET/" in line or "NCCL_SHM_DISABLE" in line) and _NCCL_VIA_NET_RE.search(line):
+            return None  # the network carries some of the ranks' traffic
+        if pm := _NCCL_PREFIX_RE.search(line):
+            procs.add((pm.group("host"), int(pm.group("pid"))))
+            devices.add(int(pm.group("dev")))
+    if len(procs) != 1 or len(devices) < 2:
+        return None
+    host, pid = next(iter(procs))
+    return host, pid, sorted(devices)
+
+
 def _verbs_warnings_on_one_host(
     lines: list[tuple[int, str, int | None]], report: LogReport
 ) -> None:
@@ -10861,19 +11030,29 @@ def _verbs_warnings_on_one_host(
         and _VERBS_WARN_RE.search(ev.message)
         and " passed up through " not in ev.message  # (a failure NCCL passed up after it)
     ]
-    if not verbs or (host := _one_host_comm(lines, report.hosts)) is None:
+    if not verbs:
         return
     said = sorted(n for ev in verbs for n in [ev.line, *(ev.repeated_lines or [])])
-    report.unread.append(
-        ParseWarning(
-            line=said[0],
-            message=f"NCCL could not open libibverbs.so (line(s) {', '.join(map(str, said))}), "
+    if (host := _one_host_comm(lines, report.hosts)) is not None:
+        message = (
+            f"NCCL could not open libibverbs.so (line(s) {', '.join(map(str, said))}), "
             f"but every rank of its communicator is on one host ({host}): its GPUs talk over "
             "P2P or shared memory, so the socket transport NCCL went on with carries none of "
-            "their traffic; no fallback that slows this job",
-            skipped=False,
+            "their traffic; no fallback that slows this job"
         )
-    )
+    elif (one := _one_process_gpus(lines, report.hosts)) is not None:
+        host, pid, devices = one
+        message = (
+            f"NCCL could not open libibverbs.so (line(s) {', '.join(map(str, said))}), but the "
+            f"log is one process ({host} pid {pid}) driving {len(devices)} GPUs "
+            f"({', '.join(map(str, devices))}) on one host, and no channel in it goes over the "
+            "network: those GPUs talk over P2P or shared memory, so the socket transport NCCL "
+            "went on with carries none of the traffic this log shows; only a job of several hosts would send "
+            "over it (TCP, no RDMA)"
+        )
+    else:
+        return
+    report.unread.append(ParseWarning(line=said[0], message=message, skipped=False))
     report.events = [ev for ev in report.events if ev not in verbs]
 
 
@@ -23641,6 +23820,10 @@ def is_program_log(text: str) -> bool:
         return True  # m4's trainer's progress prints (no logger's marks): its run's log
     if "registered but not available" in text and _VERL_PLATFORM_UNAVAILABLE_RE.search(text):
         return True  # verl's warning of its platform, alone in a copy (logged without its head)
+    if _NO_ALGO_WARN in text and any(
+        _NCCL_NO_ALGO_RE.match(line) for line in head if _NO_ALGO_WARN in line
+    ):
+        return True  # NCCL's "no algorithm/protocol" WARN text, copied without its prefix
     if "is not set correctly" in text and _DEVICE_IP_UNSET_RE.search(text):
         return True  # HCCL's rank table check, quoted without its plog head
     if "srun: job " in text and _SRUN_ALLOCATED_RE.search(text):
