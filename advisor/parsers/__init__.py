@@ -162,6 +162,15 @@ _LAUNCHER_PREFIXES = (
         # (horovodrun's own rank tag after it: "Fri Sep 25 16:52:53 2020[0]<stderr>:")
         r"(?:(?=\[\d+(?:,\d+)?\]<)|<(?:stdout|stderr)>:)"
     ),
+    # a Determined trial log of 2020 (horovod/horovod#2015, Horovod 0.19.3 under Determined):
+    # the time in UTC, the container's id cut to 8 characters, the trial's state and "||" before
+    # each line it kept, here horovodrun's stamped rank tag after it: "[2020-06-09T20:10:40Z]
+    # cf108822 [RUNNING] ||  Tue Jun  9 20:10:40 2020[1]<stderr>:..." (the form as that copy
+    # shows it; Determined's source for it not read)
+    re.compile(
+        r"^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z\] [0-9a-f]{8} \[[A-Z_]{1,20}\] \|\| "
+        r"(?: (?=[A-Z][a-z]{2} [A-Z][a-z]{2} ))?"
+    ),
     # pytest's report of a failed test: "E       " before each line of the exception it caught
     # (pytest writes "E" and three spaces before the line as it was: a line indented further
     # keeps its own indent, "E             File ...")

@@ -2232,6 +2232,8 @@ def _parse_events(text: str) -> LogReport:
     _task_queue_exits(lines, report)
     _monitored_barrier(lines, report)
     _gloo_errors(lines, report)  # after the barrier: it leaves the lines the barrier read
+    if "http_store.cc" in text:
+        _horovod_store_waits(lines, report)
     if "Expected number of connected" in text:
         _gloo_connectivity(lines, report)
     _launcher_exits(lines, report)
@@ -21201,6 +21203,64 @@ _GLOO_ERROR_RE = re.compile(
 )
 _GLOO_PEER_RE = re.compile(r"\[(?P<ip>[0-9A-Fa-f.:]+)\]:(?P<port>\d+)")
 _GLOO_WAIT_RE = re.compile(r"Timed out waiting (\d+)ms")
+
+
+# Horovod's Gloo controller meets its peers through horovodrun's rendezvous server, an HTTP store
+# (horovod/common/gloo/http_store.cc HTTPStore::wait): a key not there within the Gloo time-out
+# throws gloo::IoException "[horovod/common/gloo/http_store.cc:53] Wait timeout for key(s): 0"
+# (0.19; later releases "Wait timeout after 30 seconds for key(s): 0"; GLOO_ERROR_MSG puts the
+# place first, and std::terminate's "what():" may print it twice). The time-out is horovodrun's
+# --gloo-timeout-seconds (horovod/runner/launch.py, "Timeout in seconds for Gloo operations to
+# complete. (default: 30"). The keys are those the rank waited for, as written.
+_HOROVOD_STORE_WAIT_RE = re.compile(
+    r"\[(?P<place>[^\]\s]{0,200}gloo/http_store\.cc:\d{1,6})\] Wait timeout"
+    r"(?: after (?P<s>\d{1,9}) seconds)? for key\(s\): (?P<keys>[^\n]{0,200}?)\s*$"
+)
+# TensorFlow's fatal-signal handler (tensorflow/core/platform/default/stacktrace_handler.cc
+# StacktraceHandler: "*** Received signal %d ***", then "*** BEGIN MANGLED STACK TRACE ***"): the
+# rank's process ended on that signal (6, SIGABRT, where std::terminate aborted it)
+_TF_SIGNAL_RE = re.compile(r"^\s*\*\*\* Received signal (\d{1,3}) \*\*\*\s*$")
+HOROVOD_SIGNAL_LINES = 4
+"""How many lines below the store's time-out the same rank's "Received signal" line is looked for
+in (std::terminate's two lines, then the handler's)."""
+
+
+def _horovod_store_waits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``store_timeout`` per rank whose Gloo rendezvous wait on horovodrun's HTTP store timed
+    out, with the signal its process then ended on where the same rank's next lines say it."""
+    seen: set[int | None] = set()
+    for index, (no, line, tagged) in enumerate(lines):
+        if "Wait timeout" not in line or not (m := _HOROVOD_STORE_WAIT_RE.search(line)):
+            continue
+        if tagged in seen:
+            continue
+        seen.add(tagged)
+        said = (
+            "waiting on Horovod's Gloo rendezvous store (horovodrun's HTTP store) for key(s) "
+            + m.group("keys")
+        )
+        for at, after, rank in lines[index + 1 : index + 1 + HOROVOD_SIGNAL_LINES]:
+            if rank == tagged and (sig := _TF_SIGNAL_RE.match(after)):
+                said += f"; the process then ended on signal {sig.group(1)}" + (
+                    " (SIGABRT: the uncaught gloo::IoException aborted it)"
+                    if sig.group(1) == "6"
+                    else ""
+                )
+                said += f", line {at}"
+                break
+        seconds = m.group("s")
+        report.events.append(
+            LogEvent(
+                kind="store_timeout",
+                line=no,
+                message=_quoted(line[m.start() :].strip()),
+                rank=tagged,
+                timeout_ms=int(seconds) * 1000 if seconds else None,
+                exception_type=said,
+                library="Horovod",
+                call=m.group("place").rpartition("/")[2],
+            )
+        )
 
 
 # gloo's TCP context after its full-mesh connect (pytorch/gloo transport/tcp/context.cc
