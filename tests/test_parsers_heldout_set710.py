@@ -62,7 +62,9 @@ def test_another_task_and_device_of_the_scheduler_are_named(tmp_path: Path) -> N
     level, outcome = _imported(_write(tmp_path, text))
     assert level == "NOT READY"
     (item,) = _items(outcome, "evidence-npu-device-exception")
-    assert item.startswith("Device 3: AI Core task timeout: task 17 ran past")
+    # (review 67a: TSCH(3,...)'s 3 is the process id, CANN's log reference's "ModuleName(PID,
+    # PName)", not a device: this copy names none, so "A device", not "Device 3")
+    assert item.startswith("A device: AI Core task timeout: task 17 ran past")
 
 
 def test_a_tsch_line_of_something_else_is_no_timeout(tmp_path: Path) -> None:

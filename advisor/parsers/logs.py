@@ -194,6 +194,7 @@ from advisor.parsers import (
     COLLECTOR_STAMP,
     NEXT_COMMAND_RE,
     NODE_NAME,
+    PDSH_BARE_RE,
     PDSH_PREFIX_RE,
     VLLM_DP_ENGINE_RE,
     WORKER_PREFIX_RE,
@@ -2367,7 +2368,9 @@ def _parse_events(text: str) -> LogReport:
     _nvidia_tool_failures(lines, report)
     # (a refused nvidia-smi -r whose GPU a later try reset: its note, evidence of a healthy GPU)
     resets_read = any(
-        w.message.startswith("nvidia-smi -r could not reset") for w in report.unread[resets_read:]
+        # (a pdsh copy's note starts with its host, _pdsh_smi_resets)
+        "nvidia-smi -r could not reset" in w.message[:100]
+        for w in report.unread[resets_read:]
     )
     if "carrier" in text or ": Port: " in text:
         _carrier_losses(lines, report)
@@ -2960,7 +2963,9 @@ def _parse_events(text: str) -> LogReport:
         if (
             not report.events
             and not notices
-            and ("/hccl_test/" in text or "/nccl-tests/" in text)
+            # (the tests' directories in a path or make's "Entering directory" line:
+            # _test_build_failure ties each error to them)
+            and ("hccl_test" in text or "nccl-tests" in text)
             and (built := _test_build_failure(lines))
         ):
             report.events.append(built)  # the collective test's build failed: it never ran
@@ -23961,8 +23966,11 @@ FIRST_LOGGED_LINES = 5
 them (a benchmark's report after its start-up lines)."""
 # GCC's and Clang's diagnostic of a source file ("hccl_test_common.cc:796:23: error: 'X' was not
 # declared in this scope")
+# and nvcc's front end's for CUDA sources, "file(LINE): error:" ("common.cu(966): error:
+# identifier "ctaPolicy" is undefined", NVIDIA/nccl-tests issue 343: nccl-tests' .cu sources)
 _COMPILER_ERROR_RE = re.compile(
     r"^\S+?\.(?:c|cc|cpp|cxx|h|hh|hpp|cu|cuh):\d+:\d+: (?:fatal )?error: "
+    r"|^\S+?\.(?:cu|cuh|h|hpp)\(\d+\): (?:catastrophic )?error: "
     # (a build that failed at its link: GCC's driver after the linker, make's own line)
     r"|^collect2: error: ld returned \d+ exit status|^make(?:\[\d+\])?: \*\*\* \[[^\]\n]*\] Error \d+",
     re.M,
@@ -23978,6 +23986,12 @@ _BUILD_FAILED_RE = re.compile(
 # "/usr/local/Ascend/ascend-toolkit/8.0.RC3"): its release is the directory's name
 _TOOLKIT_HOME_RE = re.compile(r"^[ \t]*(?:export[ \t]+)?ASCEND_TOOLKIT_HOME=(?P<path>\S{1,300})")
 _CANN_DIR_RE = re.compile(r"(?:cann|ascend-toolkit)[-/](?P<v>\d[\w.-]{0,40})")
+# GNU make's line as it enters a directory to build there ("make: Entering directory
+# '/usr/local/Ascend/ascend-toolkit/8.0.RC3/tools/hccl_test'", "make[1]: Entering directory
+# '/home/user/nccl-tests/src'"): the compiler's relative source paths below are under it
+_MAKE_DIR_RE = re.compile(
+    r"^make(?:\[\d{1,4}\])?: (?P<how>Entering|Leaving) directory [`'](?P<dir>[^'\n]{1,400})'"
+)
 _TEST_SOURCE_DIRS = ("/hccl_test/", "/nccl-tests/")
 """The source directories of the collective tests (CANN's tools/hccl_test, NVIDIA's nccl-tests)."""
 UNDECLARED_SAID = 8
@@ -23994,10 +24008,22 @@ def _test_build_failure(lines: list[tuple[int, str, int | None]]) -> LogEvent | 
     undeclared: dict[str, int] = {}
     exit_said = toolkit = ""
     exit_code: int | None = None
+    dirs: list[str] = []  # make's directories entered and not yet left, innermost last
+    first_source = ""
     for no, t, _ in lines:
-        if "error: " in t and _COMPILER_ERROR_RE.match(t):
-            source = t.split(":", 1)[0]
+        if "directory" in t and (d := _MAKE_DIR_RE.match(t)):
+            if d.group("how") == "Entering":
+                dirs.append(d.group("dir").rstrip("/"))
+            elif dirs:
+                dirs.pop()
+        elif "error: " in t and _COMPILER_ERROR_RE.match(t):
+            # (GCC's "src:LINE:COL:", nvcc's "src(LINE):"; a relative path is under make's
+            # directory, the usual build run inside the test's own tree)
+            source = t.split(":", 1)[0].split("(", 1)[0]
+            if not source.startswith("/") and dirs:
+                source = f"{dirs[-1]}/{source}"
             if any(d in source for d in _TEST_SOURCE_DIRS):
+                first_source = first_source or source
                 errors.append((no, t.strip()))
                 if m := _UNDECLARED_RE.search(t):
                     undeclared.setdefault(m.group("name"), no)
@@ -24012,7 +24038,7 @@ def _test_build_failure(lines: list[tuple[int, str, int | None]]) -> LogEvent | 
     if not errors:
         return None
     no, first = errors[0]
-    tool = "hccl_test" if "/hccl_test/" in first.split(":", 1)[0] else "nccl-tests"
+    tool = "hccl_test" if "/hccl_test/" in first_source else "nccl-tests"
     names = list(undeclared.items())
     message = (
         f"{tool}'s build failed"
@@ -25906,10 +25932,16 @@ TSCH_DUMP_LINES = 40
 # task on the AI Core ran past the system's time-out (55 s on the Ascend 310, 68 s on the 910);
 # fault_task is the task id, searched for in the host log ("TaskLaunched", "task_id=<ID>") to
 # name the kernel, the operator to fix.
+# TSCH(PID,PName)'s first field is the process id, not a device: CANN's log reference
+# (hiascend logreference_0001 / logreference_0008, 日志记录格式: "[Level]
+# ModuleName(PID,PName):DateTimeMS", PID 进程ID); the device is the slog's directory
+# (hisi_logs/device-N/..., device-N_*.log), which a grep -rn copy prints ahead of the line
+# (_TSCH_PATH_DEVICE_RE), else the copy does not name it.
 _TSCH_AICORE_TIMEOUT_RE = re.compile(
-    r"\bTSCH\((?P<dev>-?\d+)[^)]{0,40}\):[^\n]{0,300}?\bbs_done_exception_proc_timeout\b"
+    r"\bTSCH\((?P<pid>-?\d+)[^)]{0,40}\):[^\n]{0,300}?\bbs_done_exception_proc_timeout\b"
     r"[^\n]{0,400}?\bfault_task=(?P<task>\d+)"
 )
+_TSCH_PATH_DEVICE_RE = re.compile(r"(?:^|/)device-(?P<dev>\d{1,4})(?:/|_)")
 
 
 def _tsch_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
@@ -25918,7 +25950,10 @@ def _tsch_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport
     seen: set[tuple[str, str, str, str]] = set()
     for index, (no, line, tagged) in enumerate(lines):
         if "bs_done_exception_proc_timeout" in line and (t := _TSCH_AICORE_TIMEOUT_RE.search(line)):
-            timed_out = ("timeout", t.group("dev"), t.group("task"), "")
+            # (the device from the path a grep -rn copy put before the line, where given)
+            where = _TSCH_PATH_DEVICE_RE.search(line, 0, t.start())
+            dev = where.group("dev") if where else ""
+            timed_out = ("timeout", dev, t.group("task"), "")
             if timed_out not in seen:
                 seen.add(timed_out)
                 report.events.append(
@@ -25927,8 +25962,7 @@ def _tsch_exceptions(lines: list[tuple[int, str, int | None]], report: LogReport
                         line=no,
                         message=_quoted(line[t.start() :].strip()),
                         rank=tagged,
-                        # (TSCH(-1,...): the slog names no device; a device id >= 0 is one)
-                        device=int(t.group("dev")) if int(t.group("dev")) >= 0 else None,
+                        device=int(dev) if dev else None,
                         library="TSCH",
                         exception_type=f"AI Core task timeout: task {t.group('task')} ran past "
                         "the task scheduler's time limit (bs_done_exception_proc_timeout, "
@@ -28567,9 +28601,10 @@ _SMI_CANNOT_RE = re.compile(
 # after nvidia-smi -pm 0; NVIDIA/mig-parted issue 181: the nvidia_drm module holds it;
 # NVIDIA/gpu-operator issue 118)
 SMI_RESET_SIGNATURE = (
-    r"^The following GPUs could not be reset:[ \t]*$"
+    # (pdsh's "host: " before it allowed: a multi-host copy is read per host, _pdsh_smi_resets)
+    r"^(?:[A-Za-z0-9][\w.-]{0,62}: )?The following GPUs could not be reset:[ \t]*$"
     # (the older one-line wording, nvidia_smi.SMI_RESET_IN_USE_RE)
-    r"|^[ \t]*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f] is currently in use "
+    r"|^(?:[A-Za-z0-9][\w.-]{0,62}: )?[ \t]*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f] is currently in use "
     r"by another process\."
 )
 _SMI_RESET_HEAD_RE = re.compile(r"^The following GPUs could not be reset:\s*$")
@@ -28606,9 +28641,41 @@ FUSER_LINES = 80
 _NVIDIA_DEV_NO_RE = re.compile(r"^/dev/nvidia(\d{1,4})$")
 
 
-def _fuser_holders(lines: list[tuple[int, str, int | None]], start: int) -> str:
+# nvidia-smi -q's GPU header and its "Minor Number : 1" row: NVML's nvmlDeviceGetMinorNumber
+# ("the NVIDIA device node file for each GPU will have the form /dev/nvidia[minor number]",
+# nvml.h / nvidia-smi(1)), the only tie in a copy between a bus and its /dev/nvidiaN (the
+# minor is not the nvidia-smi index -i takes)
+_SMI_Q_GPU_HEAD_RE = re.compile(
+    r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$"
+)
+_SMI_Q_MINOR_RE = re.compile(r"^\s*Minor Number\s*:\s*(?P<minor>\d{1,4})\s*$")
+SMI_Q_MINOR_LINES = 60
+"""How far under nvidia-smi -q's "GPU <bus>" head its Minor Number row may stand."""
+
+
+def _gpu_minor(lines: list[tuple[int, str, int | None]], bus: str) -> int | None:
+    """The minor number nvidia-smi -q shows for GPU ``bus`` in the copy (its /dev/nvidiaN);
+    None where the copy does not show it."""
+    for index, (_, t, _) in enumerate(lines):
+        if t.startswith("GPU ") and (h := _SMI_Q_GPU_HEAD_RE.match(t)):
+            if h.group("bus").upper() != bus.upper():
+                continue
+            for _, after, _ in lines[index + 1 : index + 1 + SMI_Q_MINOR_LINES]:
+                if after.startswith("GPU ") and _SMI_Q_GPU_HEAD_RE.match(after):
+                    break  # (the next GPU's block)
+                if "Minor" in after and (m := _SMI_Q_MINOR_RE.match(after)):
+                    return int(m.group("minor"))
+    return None
+
+
+def _fuser_holders(
+    lines: list[tuple[int, str, int | None]], start: int, minor: int | None = None
+) -> str:
     """Who ``fuser -v /dev/nvidia*`` below index ``start`` of ``lines`` names as holding the GPU
-    device files: each process with its PID, user, files and lines; "" where no listing is."""
+    device files: each process with its PID, user, files and lines; "" where no listing is.
+    With ``minor`` (the refused GPU's /dev/nvidiaN, ``_gpu_minor``): the holders of that file
+    as the GPU's, the rest as holding other files; without it, the files each holds, not
+    claimed to be the refused GPU's (a /dev/nvidiaN's N is the GPU's minor, not its index)."""
     held: dict[tuple[str, str, str], tuple[list[str], list[int]]] = {}
     file = ""
     for no, t, _ in lines[start : start + FUSER_LINES]:
@@ -28628,8 +28695,25 @@ def _fuser_holders(lines: list[tuple[int, str, int | None]], start: int) -> str:
         else:
             named = ", ".join(files)
         lines_said = f"lines {at[0]}-{at[-1]}" if len(at) > 1 else f"line {at[0]}"
-        said.append(f"{cmd} (PID {pid}, user {user}) holds {named} ({lines_said})")
-    return ("fuser -v: " + "; ".join(said)) if said else ""
+        holds_gpu = minor is not None and f"/dev/nvidia{minor}" in files
+        said.append(
+            f"{cmd} (PID {pid}, user {user}) holds {named} ({lines_said})"
+            + (f", /dev/nvidia{minor} this GPU's device file" if holds_gpu else "")
+        )
+    if not said:
+        return ""
+    if minor is None:
+        # (the copy does not tie the GPU to a /dev/nvidiaN: each process's files as they are)
+        return (
+            "fuser -v, files not tied to this GPU (no nvidia-smi -q Minor Number for it in the "
+            "copy): " + "; ".join(said)
+        )
+    if not any(f"/dev/nvidia{minor}" in files for files, _ in held.values()):
+        return (
+            f"fuser -v shows no process on this GPU's /dev/nvidia{minor}; it lists: "
+            + "; ".join(said)
+        )
+    return "fuser -v: " + "; ".join(said)
 
 
 def _reset_in_use(
@@ -28656,7 +28740,7 @@ def _reset_in_use(
     if later is not None:
         note = f"{refused}; a later nvidia-smi -r reset it (line {later}: 'GPU {bus} was successfully reset.')"
         return [], [ParseWarning(line=no, message=note, skipped=False)]
-    holders = _fuser_holders(lines, index + 1)
+    holders = _fuser_holders(lines, index + 1, _gpu_minor(lines, bus))
     return [
         LogEvent(
             kind="gpu_driver_error",
@@ -28667,7 +28751,7 @@ def _reset_in_use(
             library="nvidia-smi",
             exception_type=(
                 refused + (f"; {holders}" if holders else "") + ": the GPU was not reset"
-            )[:400],
+            )[:600],
         )
     ], []
 
@@ -28845,9 +28929,57 @@ def nvidia_tool_failures(text: str) -> list[LogEvent]:
     return report.events
 
 
+_PDSH_COMMAND_RE = re.compile(r"^[ \t]*[^\s$#]{0,200}[$#][ \t]{1,10}(?:sudo[ \t]{1,10})?pdsh\b")
+
+
+def _pdsh_smi_resets(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """nvidia-smi -r's refusals (and resets) in a copy whose every line carries pdsh's "host: "
+    (``pdsh_line_hosts``; ``pdsh -w gpu-node-0[3-4] nvidia-smi -r``), read per host with the
+    prefix taken off, as ``parsers.pdsh_by_host`` splits a copy: one host's "was successfully
+    reset" does not clear another's refusal of the same bus, and each event names its host."""
+    if not any("reset" in t or "in use by another process" in t for _, t, _ in lines):
+        return
+    # (the shell's line that ran pdsh, "$ pdsh -w gpu-node-[03-04] nvidia-smi -r", is no host's)
+    hosts = pdsh_line_hosts((n, t) for n, t, _ in lines if not _PDSH_COMMAND_RE.match(t))
+    if not hosts:
+        return
+    for host in dict.fromkeys(hosts.values()):
+        part = [
+            (n, t[m.end() :] if (m := PDSH_BARE_RE.match(t)) else t, tagged)
+            for n, t, tagged in lines
+            if hosts.get(n) == host
+        ]
+        # (this host's resets, keyed by it: the refusals below are looked up by host and bus)
+        reset_at: dict[tuple[str | None, str], list[int]] = {
+            (host, bus): at for (_, bus), at in _reset_done_lines(part)[0].items()
+        }
+        for index, (_, text, tagged) in enumerate(part):
+            if text.startswith(
+                "The following GPUs could not be reset"
+            ) and _SMI_RESET_HEAD_RE.match(text):
+                refused, notes = _reset_refusals(
+                    part[index + 1 : index + 1 + SMI_RESET_LINES], tagged, host, reset_at
+                )
+            elif "is currently in use by another process" in text and (
+                nvidia_smi.SMI_RESET_IN_USE_RE.match(text)
+            ):
+                refused, notes = _reset_in_use(part, index, tagged, host, reset_at)
+            else:
+                continue
+            for ev in refused:
+                ev.host = ev.host or host
+            report.events.extend(refused)
+            report.unread.extend(
+                ParseWarning(line=n.line, message=f"{host}: {n.message}", skipped=n.skipped)
+                for n in notes
+            )
+
+
 def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """nvidia-smi's answers that it could not read the GPUs, Fabric Manager's failed start and
     nvidia-peermem's errors, as ``gpu_driver_error`` events (one per answer, repeats counted)."""
+    # (a pdsh copy's prefixed lines match none of the anchored patterns below: read apart)
+    _pdsh_smi_resets(lines, report)
     seen: set[str] = set()
     peermem: dict[str, tuple[LogEvent, int]] = {}
     ib_in_use: bool | None = None  # NCCL's "NET/IB : Using ..." somewhere in the log (read once)

@@ -2240,15 +2240,41 @@ EFAULT 14): EFAULT on a GPU buffer is the kernel unable to pin those pages, whic
 nvidia-peermem (or dma-buf registration) can (NVIDIA GPUDirect RDMA documentation)."""
 
 
+# perftest's dma-buf path (cuda_memory.c cuda_allocate_device_memory_buffer under
+# --use_cuda_dmabuf: "using DMA-BUF for GPU buffer address at %#llx ..."): the buffer is already
+# handed to ibv_reg_dmabuf_mr, so --use_cuda_dmabuf is no advice for its failure
+_PERFTEST_DMABUF_RE = re.compile(r"^\s*using DMA-BUF for GPU buffer\b")
+# perftest's integrated-GPU check (cuda_memory.c: "CUDA device integrated: %X"): 1 allocates the
+# buffer with cuMemAllocHost, host memory
+_PERFTEST_INTEGRATED_RE = re.compile(r"^\s*CUDA device integrated: (?P<flag>[0-9A-Fa-f]{1,8})\s*$")
+PERFTEST_HOST_MEM_TYPES = frozenset(
+    {"CUDA_MEM_MALLOC", "CUDA_MEM_HOSTALLOC", "CUDA_MEM_HOSTREGISTER"}
+)
+"""perftest's --cuda_mem_type values whose buffer is host memory: cuda_memory.c
+cuda_memory_allocate_buffer allocates CUDA_MEM_MALLOC with memalign ("Host allocation selected,
+calling memalign allocator ...") and still prints "allocated GPU buffer of a %lu address at %p for
+type %s" for it, as for every type; only CUDA_MEM_DEVICE (cuMemAlloc) is the GPU's memory."""
+
+
 def _gpu_mr_failure(
-    run: PerftestRun, line: str, gpu_buffer: bool, gpu_name: str | None, mem_type: str | None
+    run: PerftestRun,
+    line: str,
+    gpu_buffer: bool,
+    gpu_name: str | None,
+    mem_type: str | None,
+    dmabuf: bool = False,
 ) -> None:
     """Mark ``run``, stopped on "Couldn't allocate MR" (``line``), as a GPU buffer's
-    registration that failed where its buffer was GPU memory, and say so in its failure."""
+    registration that failed where its buffer was GPU memory, and say so in its failure.
+    ``dmabuf``: the run already registered it as a dma-buf (--use_cuda_dmabuf)."""
     if (e := _MR_ERRNO_RE.search(line)) is not None:
         run.mr_errno = int(e.group("errno"))
-    if not gpu_buffer:
-        return  # (host memory: its failure stays as perftest wrote it, its errno kept aside)
+    if not gpu_buffer or (mem_type is not None and mem_type != "CUDA_MEM_DEVICE"):
+        # (host memory, a CUDA_MEM_MALLOC buffer among them: its failure stays as perftest
+        # wrote it, its errno kept aside; only CUDA_MEM_DEVICE is the GPU's memory, see
+        # PERFTEST_HOST_MEM_TYPES; CUDA_MEM_MANAGED is cuMemAllocManaged's migrating memory,
+        # not told apart here)
+        return
     run.gpu_mr_failed, run.gpu_name = True, gpu_name
     errno = ""
     if run.mr_errno is not None:
@@ -2262,8 +2288,16 @@ def _gpu_mr_failure(
         + (f" ({mem_type})" if mem_type else "")
         + (f" on the {gpu_name}" if gpu_name else "")
         + (f"{errno}" if errno else "")
-        + ": registering it for RDMA needs GPUDirect RDMA, the nvidia-peermem module, or dma-buf "
-        "with --use_cuda_dmabuf, on a GPU and driver that allow it)"
+        + (
+            # (already dma-buf: perftest gave ibv_reg_dmabuf_mr the buffer, create_single_mr;
+            # what is left is the kernel's and HCA driver's dma-buf support, or nvidia-peermem)
+            ": the run registered it as a dma-buf (--use_cuda_dmabuf) and that was refused: the "
+            "kernel and RDMA driver must support dma-buf registration, or nvidia-peermem be loaded "
+            "for a run without --use_cuda_dmabuf)"
+            if dmabuf
+            else ": registering it for RDMA needs GPUDirect RDMA, the nvidia-peermem module, or "
+            "dma-buf with --use_cuda_dmabuf, on a GPU and driver that allow it)"
+        )
     )
 
 
@@ -2278,6 +2312,8 @@ class _PerftestCommand:
     """``-p``/``--port``: the TCP port of its exchange with the server (perftest's 18515 unset)."""
     gpu_buffer: bool = False
     """``--use_cuda``: its buffers are GPU memory (perftest built with CUDA)."""
+    dmabuf: bool = False
+    """``--use_cuda_dmabuf``: its GPU buffer is registered as a dma-buf (ibv_reg_dmabuf_mr)."""
     host: str | None = None
     """The host its shell prompt names (``root@rdma-test-pod-1 /]#``): where it ran."""
 
@@ -2372,6 +2408,7 @@ def _perftest_command(no: int, line: str) -> _PerftestCommand | None:
         server=server,
         tcp_port=tcp_port,
         gpu_buffer="--use_cuda" in line,
+        dmabuf="--use_cuda_dmabuf" in line,
         host=h.group("host") if (h := _PROMPT_HOST_RE.match(line[: tool.start()])) else None,
     )
 
@@ -2460,6 +2497,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
     previous = ""  # the line above (perftest's parser says what it refused there)
     error_at = 0  # the last perftest failure line read
     gpu_buffer_seen = False  # perftest's CUDA set-up allocated a GPU buffer since the last command
+    dmabuf_seen = False  # its set-up said "using DMA-BUF for GPU buffer" (--use_cuda_dmabuf)
+    integrated = False  # "CUDA device integrated: 1": the buffer is cuMemAllocHost host memory
     gpu_name: str | None = None  # the GPU that set-up named
     mem_type: str | None = None  # its buffer's kind ("CUDA_MEM_DEVICE")
     peer_addressed: set[int] = set()  # runs (by id) that printed the other side's address
@@ -2483,9 +2522,16 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 command.server += nxt
             pending.append(command)
             failure_open, gpu_buffer_seen, gpu_name, mem_type = False, False, None, None
+            dmabuf_seen, integrated = "--use_cuda_dmabuf" in line, False
             continue
         if "GPU buffer" in line and (gpu_buffer := _PERFTEST_GPU_BUFFER_RE.match(line)):
-            gpu_buffer_seen, mem_type = True, gpu_buffer.group("type") or mem_type
+            # (an integrated GPU's CUDA_MEM_DEVICE buffer is cuMemAllocHost's host memory)
+            gpu_buffer_seen = not integrated
+            mem_type = gpu_buffer.group("type") or mem_type
+        elif "DMA-BUF" in line and _PERFTEST_DMABUF_RE.match(line):
+            dmabuf_seen = True
+        elif "integrated" in line and (i := _PERFTEST_INTEGRATED_RE.match(line)):
+            integrated = int(i.group("flag"), 16) == 1
         elif "device name" in line and (gpu := _PERFTEST_GPU_NAME_RE.search(line)):
             gpu_name = gpu.group("name").strip()
         if t := _PERFTEST_TITLE_RE.match(line):
@@ -2627,7 +2673,7 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             run.device_unanswered = e.group("what") in DEVICE_QUERY_FAILED
             run.port_said = False  # (perftest's default port 1: the copy does not say it)
             if e.group("what") == "Couldn't allocate MR":
-                _gpu_mr_failure(run, line, gpu_buffer_seen, gpu_name, mem_type)
+                _gpu_mr_failure(run, line, gpu_buffer_seen, gpu_name, mem_type, dmabuf_seen)
             current = HcaPort(ca=NO_DEVICE, port=1, line=no, tool="perftest")
             current.perftest = run
             ports.append(current)
@@ -2660,7 +2706,14 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             run.device_unanswered = what in DEVICE_QUERY_FAILED
             run.port_said = cmd.port is not None
             if what == "Couldn't allocate MR":
-                _gpu_mr_failure(run, line, cmd.gpu_buffer or gpu_buffer_seen, gpu_name, mem_type)
+                _gpu_mr_failure(
+                    run,
+                    line,
+                    cmd.gpu_buffer or gpu_buffer_seen,
+                    gpu_name,
+                    mem_type,
+                    dmabuf_seen or cmd.dmabuf,
+                )
             current = _command_port(cmd, cmd.line, cmd.tool)
             current.perftest = run
             ports.append(current)
