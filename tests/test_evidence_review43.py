@@ -158,11 +158,16 @@ def test_worker_start_failures_take_linear_time_in_a_crash_looping_log() -> None
     for restarts in (50, 200):
         text = _crash_loop(restarts)
         lines, raw = logs.numbered_lines(text), text.splitlines()
-        report = logs.LogReport()
-        start = time.process_time()
-        logs._vllm_worker_start_failures(raw, lines, report)
-        spent.append(time.process_time() - start)
-        assert len(report.events) == 8 * restarts
+        tries = []
+        # (the best of three: one pass on a host busy with other test workers, its caches
+        # cold or a collection in the middle, once took 15 times the small log's time)
+        for _ in range(3):
+            report = logs.LogReport()
+            start = time.process_time()
+            logs._vllm_worker_start_failures(raw, lines, report)
+            tries.append(time.process_time() - start)
+            assert len(report.events) == 8 * restarts
+        spent.append(min(tries))
     # (four times the log: about four times the time, not sixteen; each worker looked up the
     # engine client's line over the whole rest of the log before)
     assert spent[1] < 1.0
