@@ -2471,8 +2471,15 @@ def _parse_events(text: str) -> LogReport:
             report.events.append(cut)
         if "is neither AF_INET" in text:
             _nccl_address_family(lines, report)
-        if not report.events and "Killing subprocess" in text:
-            # DeepSpeed's launcher stopping its workers, nothing else said of why
+        if (
+            not report.events
+            and "Killing subprocess" in text
+            and not _user_code_error_above(
+                lines, next(no for no, t, _ in lines if "Killing subprocess" in t)
+            )
+        ):
+            # DeepSpeed's launcher stopping its workers, nothing else said of why (a script's
+            # NameError above the kills is why: read below as the script's bug)
             _deepspeed_kills(lines, report)
         if (
             not report.events
@@ -2637,8 +2644,12 @@ def _parse_events(text: str) -> LogReport:
                 other = _other_traceback_error(lines, raised)
                 if other is not None:
                     raised = other
-                elif not _CLUSTER_ERROR_RE.search(text):
+                elif (beside := _cluster_error_line(lines)) is None:
                     _user_script_error(lines, raised)
+                else:
+                    # (kept the run's failure: the finding says which line named the error)
+                    raised.code_name = CLUSTER_ERROR_BESIDE
+                    raised.call = f"line {beside[0]}: {_quoted(beside[1])}"
             report.events.append(raised)
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
@@ -9735,12 +9746,23 @@ _VERL_STEP_RE = re.compile(r"(?<![\w/])step:\d+ - [\w/]+:-?\d")
 # %s.%s%s", ...)', the last two " NCCL_ALGO was set to %s." and " NCCL_PROTO was set to %s." where
 # the environment set them, then 'return (algoEnv || protoEnv) ? ncclInvalidUsage :
 # ncclInternalError'): with either set, the setting left the collective nothing to run on. A copy
-# may keep NCCL's text without its "host:pid:tid [dev] ... NCCL WARN" prefix
+# may keep NCCL's text without its "host:pid:tid [dev] ... NCCL WARN" prefix, and behind what a
+# collector puts before each line: pdsh's "node: " (dshbak(1): "the leading node: is stripped"
+# only by dshbak), kubectl logs --prefix's "[pod/NAME/container] ", a time stamp (kubectl logs
+# --timestamps' RFC 3339 "2024-05-01T12:00:00.123456789Z ", a logger's "[2024-05-01 12:00:00]").
+# NCCL_ALGO / NCCL_PROTO set to an empty value still counts: the older source reads them with
+# getenv() (newer: ncclGetEnv, "initEnv(); return std::getenv(name)", src/misc/param.cc), which
+# gives "" (not NULL) for a variable set empty, so the WARN says " NCCL_ALGO was set to ." and the
+# result is ncclInvalidUsage
 _NO_ALGO_WARN = "Error : no algorithm/protocol available for function "
 _NCCL_NO_ALGO_RE = re.compile(
-    r"^\s{0,8}Error : no algorithm/protocol available for function (?P<func>\w{1,40}) with "
-    r"datatype (?P<dtype>\w{1,40})\.(?: NCCL_ALGO was set to (?P<algo>[^\s.]{1,200})\.)?"
-    r"(?: NCCL_PROTO was set to (?P<proto>[^\s.]{1,200})\.)?\s*$"
+    # (each collector's mark, in the order the collectors ran: at most three)
+    r"^(?:\[pod/(?P<pod>[\w.-]{1,253})/[\w.-]{1,253}\] "
+    r"|\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]? "
+    r"|(?P<host>[A-Za-z0-9][\w.-]{0,252}): ){0,3}"
+    r"\s{0,8}Error : no algorithm/protocol available for function (?P<func>\w{1,40}) with "
+    r"datatype (?P<dtype>\w{1,40})\.(?: NCCL_ALGO was set to (?P<algo>[^\s.]{0,200})\.)?"
+    r"(?: NCCL_PROTO was set to (?P<proto>[^\s.]{0,200})\.)?\s*$"
 )
 # RCCL's cuMem capability check (ROCm/rccl src/misc/rocmwrap.cc ncclCuMemSupported): a device
 # without VMM ("cuMem support requires VMM RDMA support"), a kernel before 6.8 or a HIP too old
@@ -10215,15 +10237,17 @@ def _no_algorithm_said(found: re.Match[str]) -> tuple[str, str]:
             ("NCCL_ALGO", found.group("algo")),
             ("NCCL_PROTO", found.group("proto")),
         )
-        if value
+        # (an empty value is set too: getenv gives "", NCCL returns ncclInvalidUsage)
+        if value is not None
     ]
     if not settings:
         return "ncclInternalError", (
             f"ncclInternalError: NCCL found no algorithm and protocol to run {func} on {dtype} "
             "with no NCCL_ALGO or NCCL_PROTO set (NCCL src/enqueue.cc topoGetAlgoInfo)"
         )
+    said = " and ".join(f"{s} (an empty value)" if s.endswith("=") else s for s in settings)
     return "ncclInvalidUsage", (
-        f"ncclInvalidUsage: {' and '.join(settings)} (set by the environment) left {func} on "
+        f"ncclInvalidUsage: {said} (set by the environment) left {func} on "
         f"{dtype} no algorithm and protocol to run on (NCCL src/enqueue.cc topoGetAlgoInfo "
         "returns ncclInvalidUsage where NCCL_ALGO or NCCL_PROTO is set): the setting is the "
         f"cause; unset it, or give {func} an algorithm that runs {dtype} in its per-operation "
@@ -10247,6 +10271,8 @@ def _nccl_no_algorithm_bare(lines: list[tuple[int, str, int | None]], report: Lo
                 line=no,
                 message=_quoted(line.strip()),
                 rank=tagged,
+                # (pdsh's node before the line, else kubectl's pod: where it ran)
+                host=found.group("host") or found.group("pod"),
                 library="NCCL",
                 code_name=code_name,
                 exception_type=why,
@@ -23234,12 +23260,59 @@ _INSTALLED_CODE_RE = re.compile(r"site-packages/|dist-packages/|/lib/python\d|^<
 
 
 # a collective library's or device's error line beside a script's NameError: the cluster's own
-# failure, so the run is not the script's bug alone (NCCL's "NCCL WARN"/"NCCL error", HCCL's,
-# CUDA's "CUDA error: ", CANN's error codes "EI0002"/"EE9999")
+# failure, so the run is not the script's bug alone (NCCL's "NCCL error", HCCL's, CUDA's "CUDA
+# error: ", an EIO). No bare "NCCL WARN": NCCL's WARN lines are read by ``_nccl_warnings``, and
+# one it takes as an error is an event before the exception is read (the exception's branch runs
+# only where there is none); the WARNs left are its notes ("NET/Plugin: Could not find:
+# libnccl-net.so. Using internal network plugin.", a start-up fallback), no failure. CANN's codes
+# count only in their own line forms (``_code_match``: "EI0002: ...", "EE9999[PID: 1]",
+# "Name(EI0006)"), not any "E" + letter + four digits token of a line ("disk ES3000  v5")
 _CLUSTER_ERROR_RE = re.compile(
-    r"\b(?:NCCL WARN|NCCL error|HCCL error|CUDA error: |ncclSystemError|ncclInternalError"
-    r"|ncclRemoteError|E[A-Z]\d{4}\b|Input/output error)"
+    r"\b(?:NCCL error|HCCL error|CUDA error: |ncclSystemError|ncclInternalError"
+    r"|ncclRemoteError|Input/output error)"
 )
+# what a kept NameError's ``code_name`` says: a line of the log names a cluster error
+# (``_cluster_error_line``), so the rule does not say "nothing in the log names" one
+CLUSTER_ERROR_BESIDE = "cluster_error_beside"
+
+
+def _cluster_error_line(lines: list[tuple[int, str, int | None]]) -> tuple[int, str] | None:
+    """The first line of ``lines`` that names a collective library's, the device's or the
+    storage's error (``_CLUSTER_ERROR_RE``, or a CANN code in its own line form, ``_code_match``)."""
+    for no, line, _ in lines:
+        if _CLUSTER_ERROR_RE.search(line) or _code_match(line):
+            return no, line.strip()
+    return None
+
+
+# a launcher's own traceback after its worker failed, a consequence of the worker's error:
+# DeepSpeed's launcher/launch.py sigkill_handler "raise subprocess.CalledProcessError(returncode=
+# last_return_code, cmd=cmd)" ("Command '[...]' returned non-zero exit status 1", its frames in
+# deepspeed/launcher/), the same in torch.distributed.launch's, run.py's and the elastic
+# launcher's frames (torch's ChildFailedError report is read apart, as an elastic_failure)
+_LAUNCHER_FRAME_RE = re.compile(
+    r'File "[^"\n]{0,400}(?:deepspeed/launcher/|torch/distributed/(?:launcher/|run\.py|launch\.py'
+    r"|elastic/))"
+)
+
+
+def _launcher_consequence(
+    lines: list[tuple[int, str, int | None]], index: int, ev: LogEvent
+) -> bool:
+    """Whether the traceback starting at ``lines[index]`` that ends in ``ev`` is a launcher's own
+    (``_LAUNCHER_FRAME_RE``): a CalledProcessError whose command "returned non-zero exit status",
+    raised from a launcher's frame (a worker's exit relayed)."""
+    if ev.exception_type != "CalledProcessError" or "non-zero exit status" not in ev.message:
+        return False
+    frames = itertools.takewhile(lambda t: t[0] < ev.line, itertools.islice(lines, index, None))
+    return any(_LAUNCHER_FRAME_RE.search(t) for _, t, _ in frames)
+
+
+def _user_code_error_above(lines: list[tuple[int, str, int | None]], line: int) -> bool:
+    """Whether a traceback above ``line`` ends in a script's own error (``_USER_CODE_ERRORS``):
+    a launcher killing its workers below it (DeepSpeed's "Killing subprocess") follows it."""
+    raised = python_exception([t for t in lines if t[0] < line])
+    return raised is not None and raised.exception_type in _USER_CODE_ERRORS
 
 
 def _other_traceback_error(
@@ -23251,7 +23324,12 @@ def _other_traceback_error(
         if no <= raised.line or TRACEBACK_HEADING not in t:
             continue
         other = python_exception(lines[index:])
-        if other is not None and other.exception_type not in _USER_CODE_ERRORS:
+        if (
+            other is not None
+            and other.exception_type not in _USER_CODE_ERRORS
+            # (a launcher's traceback after the worker's error relays that error's exit)
+            and not _launcher_consequence(lines, index, other)
+        ):
             return other
     return None
 
