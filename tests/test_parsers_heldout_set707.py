@@ -168,3 +168,23 @@ def test_another_hosts_cut_log_says_the_same(tmp_path: Path) -> None:
     (item,) = _items(outcome, "evidence-nccl-warning")
     assert item.startswith("ip-10-1-2-3 pid 77, device 2: NET/OFI Only EFA provider is supported")
     assert "NCCL falls back to its own network" in item
+
+
+def test_a_net_plugin_line_in_the_network_wording_lists_only_the_names_tried() -> None:
+    # (the same line for the net plugin as NCCL releases word its fallback, "Using internal
+    # network plugin.": its words are no plugin names)
+    real = (HELDOUT / PROFILER).read_text().splitlines()[0]
+    line = real.replace(
+        "PROFILER/Plugin: Could not find: libnccl-profiler-./libnccl_example_profiler_plugin.so.so.",
+        "NET/Plugin: Could not find: libnccl-net-ofi.so. Using internal network plugin.",
+    )
+    assert line != real
+    (ev,) = logs.plugin_not_found(numbered_lines(line))
+    assert ev.exception_type is not None
+    assert ev.exception_type.startswith(
+        "NCCL_NET_PLUGIN was set to 'ofi' and NCCL could not find 'libnccl-net-ofi.so'; "
+    )
+    assert "'Using'" not in ev.exception_type and "internal'" not in ev.exception_type
+    # the default name alone in that wording: nothing was set, nothing said
+    default = line.replace("libnccl-net-ofi.so", "libnccl-net.so")
+    assert logs.plugin_not_found(numbered_lines(default)) == []

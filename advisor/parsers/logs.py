@@ -29977,7 +29977,7 @@ not active (or a topology file NCCL was given says so)."""
 # "libnccl-profiler-./libnccl_example_profiler_plugin.so.so").
 _PLUGIN_NOT_FOUND_RE = re.compile(
     r"\b(?P<kind>NET|TUNER|PROFILER)/Plugin ?: Could not find: ?(?P<names>\S[^\n]{0,400}?)\.?"
-    r"(?: Using internal (?:net|tuner) plugin\.)?\s*$"
+    r"(?: Using internal (?:net|network|tuner) plugin\.)?\s*$"
 )
 _PLUGIN_ENV = {
     "NET": "NCCL_NET_PLUGIN",
@@ -30000,7 +30000,10 @@ def plugin_not_found(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]
         prefix = f"libnccl-{kind.lower()}-"
         # (nothing set: only a default name looked for, "libnccl-tuner.so", or a release's
         # tuner that also looked in "libnccl-net.so")
-        names = [n for n in m.group("names").split() if n not in _PLUGIN_DEFAULT_NAMES]
+        # (the names end at the line's first sentence end: a release's "Using internal network
+        # plugin." the pattern does not spell out is NCCL's words, no name it tried)
+        listed = re.split(r"\.\s", m.group("names"), maxsplit=1)[0].rstrip(".")
+        names = [n for n in listed.split() if n not in _PLUGIN_DEFAULT_NAMES]
         if not names:
             continue
         # the value given: the name tried with NCCL's prefix and ".so" taken off, or as listed
