@@ -654,6 +654,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^[ \t]*\[[^:\]\s]+:\d+\] Failing at address: "
         r"|Worker exit type: [A-Z_]+ Worker exit detail: "
         r"|composer\.cli\.launcher:Rank \d+ crashed with exit code"
+        r"|ABORT!!! Out of all \d{1,6} trainers, the trainer process with rank=\["
         rf"|{logs.LOADER_SIGNATURE}|{logs.FABRIC_MANAGER_SIGNATURE}|{logs.THREAD_LIMIT_SIGNATURE}"
         r"|Fatal error in MPI_Init"
         r"|No available node types can fulfill resource request |Waiting for creating a placement group of specs for \d+ seconds"

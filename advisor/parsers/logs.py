@@ -2818,6 +2818,8 @@ def _parse_events(text: str) -> LogReport:
             and _returnn_horovod_notes(lines, report)
         ):
             return report  # RETURNN's ranks after Horovod's init: started, no fault
+        if not report.events and "gdr" in text and _libfabric_gdrcopy_note(lines, report):
+            return report  # libfabric's GDRCopy off at start-up: it goes on without it
         if (
             not report.events
             and "(id=" in text
@@ -6653,6 +6655,48 @@ _JAX_DEVICES_LINE_RE = re.compile(
     rf"^\s*(?P<all>{_JAX_DEVICE_LIST})(?: (?P<local>{_JAX_DEVICE_LIST}))?\s*$"
 )
 _JAX_DEVICE_ID_RE = re.compile(r"\(id=(\d{1,6})\)")
+
+
+# libfabric's logger, any level ("libfabric:PID:TIME::PROV:SUBSYS:FUNC():LINE<level> MESSAGE")
+_LIBFABRIC_LOG_RE = re.compile(
+    r"^\s*libfabric:(?P<pid>\d+):\d*:(?:[\w;]*:){1,3}(?P<func>\w+)\(\):(?P<ln>\d+)"
+    r"<(?:warn|info|debug|trace)> (?P<what>.{0,300})"
+)
+
+
+def _libfabric_gdrcopy_note(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note where libfabric's core could not start GDRCopy: ofiwg/libfabric src/hmem_cuda.c,
+    cuda_hmem_init, warns "gdrcopy initialization failed! gdrcopy will not be used." when
+    cuda_gdrcopy_hmem_init fails (its "gdr_open failed!" before it), sets its use of GDRCopy off
+    and still returns FI_SUCCESS:
+    copies to and from GPU memory take libfabric's other paths. False where the copy holds
+    other lines than libfabric's own (they are read as they are)."""
+    found: list[tuple[int, int, int | None]] = []  # line, pid, torchrun's rank tag
+    for no, line, tagged in lines:
+        if not line.strip():
+            continue
+        m = _LIBFABRIC_LOG_RE.match(line)
+        if m is None:
+            return False
+        if "gdr_open failed" in m.group("what") or "gdrcopy initialization failed" in m.group(
+            "what"
+        ):
+            found.append((no, int(m.group("pid")), tagged))
+    if not found:
+        return False
+    pids = ", ".join(str(p) for p in dict.fromkeys(pid for _, pid, _ in found))
+    ranks = [str(r) for r in dict.fromkeys(r for _, _, r in found if r is not None)]
+    report.unread.append(
+        ParseWarning(
+            line=found[0][0],
+            message=f"libfabric could not start GDRCopy (its gdr_open failed) in process(es) {pids}"
+            + (f" (local rank(s) {', '.join(ranks)})" if ranks else "")
+            + f", lines {_listed([no for no, _, _ in found])}: libfabric goes on without it "
+            "(its other copy paths to GPU memory); not an error of the job",
+            skipped=False,
+        )
+    )
+    return True
 
 
 def _jax_device_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -13945,6 +13989,15 @@ _LWS_WORKER_FAILED_RE = re.compile(
 _COMPOSER_EXIT_RE = re.compile(
     r"composer\.cli\.launcher:Rank (?P<rank>\d+) crashed with exit code (?P<code>-?\d+)"
 )
+# PaddlePaddle's launcher (python/paddle/distributed/utils.py and fleet/launch_utils.py,
+# watch_local_trainers: logger.error("ABORT!!! Out of all {} trainers, the trainer process with
+# rank={} was aborted. Please check its log.".format(nranks, error_rank)), error_rank the list of
+# the ranks whose process exited non-zero ("[3]", "[2, 3]"); Paddle's docs: their own errors are
+# in log/workerlog.N
+_PADDLE_ABORT_RE = re.compile(
+    r"ABORT!!! Out of all (?P<n>\d{1,6}) trainers, the trainer process with "
+    r"rank=\[(?P<ranks>\d{1,6}(?:, ?\d{1,6}){0,4096})\] was aborted"
+)
 # a program that could not start (the dynamic loader): "./all_reduce_test: error while loading
 # shared libraries: libmpi.so.12: cannot open shared object file: No such file or directory", or
 # that stopped at a symbol its libraries lack: "python: symbol lookup error: /usr/lib/libnccl.so.2:
@@ -17231,6 +17284,15 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
                 f"{ok.group('id')})",
                 root_cause=True,
             )  # fmt: skip
+            continue
+        if "ABORT!!!" in line and (pa := _PADDLE_ABORT_RE.search(line)):
+            for rank in dict.fromkeys(int(r) for r in re.findall(r"\d+", pa.group("ranks"))):
+                once(
+                    ("paddle", rank), no, text[:300],
+                    f"paddle.distributed.launch (trainer rank {rank} of {pa.group('n')} exited "
+                    f"with an error; its own error is in its workerlog.{rank})",
+                    rank=rank,
+                )  # fmt: skip
             continue
         if "crashed with exit code" in line and (cm := _COMPOSER_EXIT_RE.search(line)):
             once(

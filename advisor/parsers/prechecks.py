@@ -65,6 +65,7 @@ SIGNATURE = (
     r"|^[ \t]*Warning[ \t]+(?:Unschedulable|FailedScheduling)[ \t]+\S+"
     r"|\b\d+/\d+ tasks in gang unschedulable: "
     r"|\bConnected to distributed JAX controller\b"
+    r"|\blevanter\.distributed:Initialized jax\.distributed with \d+ devices, \d+ (?:hosts|processes)\b"
     r"|^[ \t]*(?:NAMESPACE[ \t]+)?NAME[ \t]+READY[ \t]+STATUS[ \t]+RESTARTS[ \t]+AGE(?:[ \t]+[A-Z]+)*[ \t]*$"
     r"|^[ \t]*(?:NAMESPACE[ \t]+)?NAME[ \t]+DESIRED[ \t]+CURRENT[ \t]+READY[ \t]+UP-TO-DATE[ \t]"
     # (rows of it without their header: two at least)
@@ -131,6 +132,12 @@ _GANG_REASON_RE = re.compile(r"^\s*Reason:\s+(?P<reason>NotEnoughResources|\w+)\
 _JAX_RE = re.compile(
     r"Jax service listening on (?P<addr>\S+)|(?P<connected>Connected to distributed JAX controller)"
     r"|Distributed task shutdown result: (?P<shutdown>\w+)"
+    # Levanter's own line once jax.distributed.initialize returned (levanter distributed.py,
+    # DistributedConfig.initialize: logger.info(f"Initialized jax.distributed with
+    # {jax.device_count()} devices, {jax.process_count()} hosts, coordinator_address=...");
+    # later releases say "processes" for "hosts")
+    r"|levanter\.distributed:Initialized jax\.distributed with (?P<devices>\d+) devices, "
+    r"(?P<hosts>\d+) (?:hosts|processes)"
 )
 # (-o wide adds IP, NODE, NOMINATED NODE and READINESS GATES after AGE)
 # (-A, --all-namespaces, puts NAMESPACE first)
@@ -465,6 +472,11 @@ def _jax(lines: list[str], out: Checks) -> None:
             first = first or no
             if m.group("addr"):
                 said.append(f"its service listened on {m.group('addr')}")
+            elif m.group("devices"):
+                said.append(
+                    f"Levanter initialized it with {m.group('devices')} device(s) on "
+                    f"{m.group('hosts')} host(s) (JAX processes), no error"
+                )
             elif m.group("connected"):
                 said.append("a task connected to the controller")
             else:
