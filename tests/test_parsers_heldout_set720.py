@@ -4,7 +4,10 @@ tests/data/SOURCES.md): libfabric's core unable to start GDRCopy under torchrun'
 tag was unreadable (its core lines are skipped as start-up noise, nothing else was in the copy);
 Levanter's "Initialized jax.distributed with 8 devices, 1 hosts" was no format the advisor knew;
 and PaddlePaddle's launcher's "ABORT!!! Out of all 4 trainers, the trainer process with rank=[3]
-was aborted" was an unknown program's error line (a warning), not a failed rank."""
+was aborted" was an unknown program's error line (a warning), not a failed rank; and an
+unknown program's error line longer than 300 characters (XLA's "The CUDA linking API did not
+work ... nvlink fatal : Input file '...cubin' newer than toolkit (118 vs 117)") was quoted cut at
+300, its cause in the cut-off tail."""
 
 from __future__ import annotations
 
@@ -20,6 +23,10 @@ HELDOUT = DATA / "evidence_heldout_82"
 
 GDRCOPY = "hyperpod_p6_b200_torchrun_libfabric_gdrcopy_gdr_open_failed_benign_tpinference72b.log"
 LEVANTER = "levanter_jax_distributed_initialized_8_devices_1_host_slurm_h100_levanter363.log"
+XLA_NVLINK = (
+    "jax_0_4_8_xla_gpu_compiler_cuda_linking_api_nvlink_linker_cubin_newer_than_toolkit_118_vs_117"
+    "_jax16063.log"
+)
 PADDLE = "paddle_2_0_launch_utils_abort_4_trainers_rank3_aborted_aistudio_paddle33074.log"
 
 _write = partial(_load_copy, name="copy.log")
@@ -114,3 +121,16 @@ def test_paddles_launcher_terminating_without_abort_is_not_a_failed_rank(tmp_pat
     ev = _write(tmp_path, healthy)
     _, outcome = _imported(ev)
     assert not [f for f in outcome.findings if f.rule_id == "evidence-launcher-exit"]
+
+
+def test_a_long_unknown_error_line_keeps_its_tail_with_the_cause() -> None:
+    ev = _load(XLA_NVLINK)
+    level, outcome = _imported(ev)
+    assert level == "READY WITH WARNINGS"
+    (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-log-error"]
+    (item,) = [str(i) for i in finding.items]
+    # the head as written, then the line's last characters: the cubin built by a newer CUDA
+    # (11.8) than the device linker's (11.7), which the old 300-character cut lost
+    assert item.startswith("E external/xla/xla/service/gpu/gpu_compiler.cc:1592] The CUDA linking")
+    assert "newer than toolkit (118 vs 117)" in item and " … " in item
+    assert item.endswith(f"{XLA_NVLINK}, line 1)")

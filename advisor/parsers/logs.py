@@ -24776,7 +24776,7 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 thrown := _terminate_what(lines, index)
             ):
                 return thrown
-            return LogEvent(kind="log_error", line=no, message=line.strip()[:300], rank=tagged)
+            return LogEvent(kind="log_error", line=no, message=_quoted(line.strip()), rank=tagged)
         if level_only is None and _ERROR_LEVEL_RE.search(line):
             level_only = (no, line, tagged)
             horizon = index + ERROR_WORDS_AFTER_LEVEL
@@ -24799,7 +24799,7 @@ def first_error_line(lines: list[tuple[int, str, int | None]]) -> LogEvent | Non
                 f"frame: {frame[frame.find('File') :].strip()})"[:300],
                 rank=tagged,
             )
-    return LogEvent(kind="log_error", line=no, message=line.strip()[:300], rank=tagged)
+    return LogEvent(kind="log_error", line=no, message=_quoted(line.strip()), rank=tagged)
 
 
 # torch's (torch_npu's) process group warning about its own set-up: "[W1009 03:41:43.594398300
