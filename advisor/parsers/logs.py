@@ -4350,6 +4350,8 @@ def _hccl_errors(
                 ev.exception_type += f", under {acl.group('call')}"
                 if ev.device is None and acl.group("dev"):
                     ev.device = int(acl.group("dev"))
+        if ev.call == "rtCtxCreateEx":
+            _context_create_said(ev, lines[index + 1 : index + 1 + len(after)])
         if ev.device is None and (drv := _DRV_DEVICE_RE.search(message)):
             ev.device = int(drv.group(1))
         if (
@@ -5723,6 +5725,45 @@ _RTS_REASON_RE = re.compile(r"\b(?P<call>rt\w+) execute failed, reason=\[(?P<why
 # device is 0, name is ...") and a driver call's device ("[drv api] halQueueEnQueueBuff failed:
 # deviceId=0, qid=1, ...")
 _ACL_FAIL_RE = re.compile(r"\bFail to execute (?P<call>acl\w+)(?:, device is (?P<dev>\d+))?")
+# The ACL's report of a context it could not create, in a CANN code's TraceBack ("create context
+# failed, device is 0, runtime errorCode is 107001") and the runtime's check of the device id
+# under it ("Invalid devId, current device=0, valid devId range is [0, 0)"): the range is the
+# devices this process can see, [0, 0) none at all (a container given no device, or one held by
+# another container: EL0005's "The resources have been occupied", CANN's error code reference,
+# EL0005 Resource_Busy)
+_CTX_CREATE_FAILED_RE = re.compile(
+    r"\bcreate context failed, device is (?P<dev>\d+), runtime errorCode is (?P<code>\d+)"
+)
+_VALID_DEVID_RANGE_RE = re.compile(r"\bvalid devId range is \[(?P<lo>\d+), (?P<hi>\d+)\)")
+
+
+def _context_create_said(ev: LogEvent, block: list[tuple[int, str, int | None]]) -> None:
+    """The device whose context the runtime could not create, the runtime's code for it (named,
+    ACL_RT_ERRORS) and, where the device id check says so, that the process sees no device."""
+    said: list[str] = []
+    for no, text, _ in block:
+        if (c := _CTX_CREATE_FAILED_RE.search(text)) is not None and not said:
+            code = int(c.group("code"))
+            ev.device = int(c.group("dev")) if ev.device is None else ev.device
+            name = ACL_RT_ERRORS.get(code)
+            said.append(
+                f"the context on device {c.group('dev')} could not be created, runtime error "
+                f"code {code}" + (f" = {name}" if name else "") + f" (line {no})"
+            )
+    for no, text, _ in block:
+        if (r := _VALID_DEVID_RANGE_RE.search(text)) is not None:
+            if r.group("lo") == r.group("hi"):
+                said.append(
+                    f"this process sees no device at all (valid devId range is [{r.group('lo')}, "
+                    f"{r.group('hi')}), line {no})"
+                )
+            else:
+                said.append(f"the devices it sees: [{r.group('lo')}, {r.group('hi')}) (line {no})")
+            break
+    if said:
+        ev.exception_type = f"{ev.exception_type}; " + "; ".join(said)
+
+
 _ERROR_FROM_DEVICE_RE = re.compile(r"\bThe error from device\((\d+)\)")
 _CHIP_ID_RE = re.compile(r"\bThe error from device\(chipId:(\d+)")
 _CHIP_DIE_RE = re.compile(r"\bThe error from device\(chipId:(?P<chip>\d+), dieId:(?P<die>\d+)\)")
@@ -20677,6 +20718,121 @@ def _ms_run_check_notes(
     return []
 
 
+# What a process's plog says failed after a driver's (DRV) first error, in the same process:
+# the runtime's report of a task the device failed (hicann/runtime hwts_engine.cc
+# ReportExceptProc: "Real task exception! device_id=0, stream_id=5, task_id=2, task_type=0
+# (KERNEL_AICORE)", then the model's task: "Task exception! device_id=0, ..., type=13
+# (MODEL_EXECUTE), failuremode =0, retCode=0x91, [the model stream execute failed]", the retCode
+# the task scheduler's, TS_ERRORS), or ACL's model load that failed (aclmdlLoadFromFile's "Load
+# model from file failed!", GE's "LoadModelOffline: ... failed, ret:1343225857." and the
+# "ErrorNo: 1343225857(Parameter's invalid!)" that names it). A DRV error the process went on
+# past (a 310P's Mem_remote_map/PCIe host register failure before both) is not the failure.
+_REAL_TASK_EXCEPTION_RE = re.compile(
+    r"\bReal task exception! device_id=(?P<dev>\d+), stream_id=(?P<stream>\d+), "
+    r"task_id=(?P<task>\d+), task_type=\d+ ?\((?P<type>\w+)\)"
+)
+_MODEL_TASK_EXCEPTION_RE = re.compile(
+    r"\bTask exception! device_id=\d+, [^\n]{0,120}?\btype=\d+ ?\((?P<type>\w+)\)"
+    r"[^\n]{0,80}?\bretCode=(?P<code>0x[0-9a-fA-F]+), \[(?P<why>[^\]\n]{1,120})\]"
+)
+_MODEL_LOAD_FAILED_RE = re.compile(r"\b(?P<call>aclmdlLoad\w{0,40}): [^\n]{0,120}?failed!")
+_LOAD_MODEL_OFFLINE_RE = re.compile(r"\bLoadModelOffline: [^\n]{0,300}?\bret:(?P<ret>\d+)")
+_GE_ERRNO_RE = re.compile(r"\bErrorNo: (?P<ret>\d+)\((?P<words>[^)\n]{1,80})\)")
+_DRV_DEVID_RE = re.compile(r"\bdevid=(\d+)")
+PLOG_OUTCOME_LINES = 40
+DRV_BEGAN = "after the driver's error at line"
+"""How an event of ``_drv_outcome`` names the driver's error it followed."""
+"""How far under a driver's error the same process's task exception or failed model load may
+stand."""
+
+
+def _drv_outcome(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> LogEvent | None:
+    """The device's task exception, or the failed model load, that the same process's plog
+    reports under a driver's first error ``ev``: an event of its own (the driver's error named
+    in it), None where neither follows."""
+    start = bisect.bisect_left(lines, (ev.line,))
+    own = [
+        (no, t, tagged)
+        for no, t, tagged in lines[start + 1 : start + 1 + PLOG_OUTCOME_LINES]
+        if ev.pid is None or f"({ev.pid}," in t
+    ]
+    began = f"{DRV_BEGAN} {ev.line} ({ev.message[:160]})"
+    for index, (no, t, tagged) in enumerate(own):
+        if (real := _REAL_TASK_EXCEPTION_RE.search(t)) is None:
+            continue
+        below = own[index + 1 : index + 1 + PLOG_OUTCOME_LINES]
+        said = [
+            f"{real.group('type')} task exception on device {real.group('dev')} (stream "
+            f"{real.group('stream')}, task {real.group('task')})"
+        ]
+        code: str | None = None
+        for b_no, b, _ in below:
+            if (model := _MODEL_TASK_EXCEPTION_RE.search(b)) is not None and len(said) == 1:
+                ts = TS_ERRORS.get(int(model.group("code"), 16))
+                said.append(
+                    f"the {model.group('type')} task then: retCode {model.group('code')}"
+                    + (f" = {ts}" if ts else "")
+                    + f" ({model.group('why')}) (line {b_no})"
+                )
+            if code is None and (mn := _MODULE_NAME_RE.search(b)) is not None:
+                code = mn.group("code")
+            if (core := _BARE_CORE_EXCEPTION_RE.search(b)) is not None:
+                unit = (core.group("unit") or core.group("unit2") or "").strip()
+                words = _ERROR_STR_RE.search(b)
+                said.append(
+                    f"{unit} error on core {core.group('core')}"
+                    + (f" ({words.group('what').strip()})" if words else "")
+                    + f" (line {b_no})"
+                )
+                break  # (the first core's report; the extend info and other cores repeat it)
+        return LogEvent(
+            kind="npu_device_exception",
+            line=no,
+            message=_quoted(_PLOG_HEAD_RE.sub("", t.strip())),
+            rank=tagged,
+            device=int(real.group("dev")),
+            pid=ev.pid,
+            code=code,
+            library="RUNTIME",
+            exception_type=", ".join(said) + f"; {began}",
+        )
+    for index, (no, t, tagged) in enumerate(own):
+        if (load := _MODEL_LOAD_FAILED_RE.search(t)) is None:
+            continue
+        above = own[:index]
+        offline = _search(_LOAD_MODEL_OFFLINE_RE, [a for _, a, _ in above])
+        ret = offline.group("ret") if offline else None
+        ge_words = next(
+            (
+                (a_no, w.group("words"))
+                for a_no, a, _ in above
+                if (w := _GE_ERRNO_RE.search(a)) is not None and w.group("ret") == ret
+            ),
+            None,
+        )
+        device = ev.device
+        if device is None and (d := _DRV_DEVID_RE.search(ev.message)) is not None:
+            device = int(d.group(1))
+        return LogEvent(
+            kind="npu_runtime_error",
+            line=no,
+            message=_quoted(_PLOG_HEAD_RE.sub("", t.strip())),
+            rank=tagged,
+            device=device,
+            pid=ev.pid,
+            code=ret,
+            code_name=f"{ge_words[1]} (GE's words for it, line {ge_words[0]})"
+            if ge_words
+            else None,
+            library="ACL",
+            exception_type=f"the model load failed ({load.group('call')}: Load model from file "
+            "failed!)"
+            + (f"; GE's LoadModelOffline failed with ret {ret}" if ret else "")
+            + f"; {began}",
+        )
+    return None
+
+
 def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
     """The first ERROR line of another CANN module in a plog with no HCCL ERROR line (the
     runtime's "Aicore kernel execute failed ... fault kernel_name=aiv_all_reduce_***": a
@@ -20739,8 +20895,11 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
         )
     if not found:
         return [kernel] if kernel is not None else []
-    for ev in found.values():
+    for pid, ev in list(found.items()):
         if ev.library == "DRV":
+            if (outcome := _drv_outcome(lines, ev)) is not None:
+                found[pid] = outcome  # (what failed after the driver's error, which it names)
+                continue
             _runtime_follow_up(lines, ev)  # (the runtime's own ERROR lines are read below)
         if ev.library == "RUNTIME" and _runtime_task_exception(lines, ev):
             # a compute core's exception in a model operator, with nothing of HCCL's failing:
@@ -20923,6 +21082,8 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
     first = min(e.line for e in report.events)
     if any(e.call == "drvGetDevNum" and e.line == first for e in report.events):
         return  # no device to use, said first: the runtime's errors beside it likely follow
+    if any(DRV_BEGAN in (e.exception_type or "") for e in report.events):
+        return  # (the driver's first error is named in what failed after it: _drv_outcome)
     # (another CANN module's first ERROR line, read as ``hccl_plog_error`` by
     # ``_cann_plog_errors``: a runtime's or driver's failure in another process of joined
     # plogs, is no failure of HCCL's)
