@@ -10624,8 +10624,10 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
     notes: list[ParseWarning] = []
     if "ACSCtl" in text and re.search(lspci.ACS_SIGNATURE, text, re.M):
         notes += _lspci_acs(text, source, out, name)  # (-vvv's ACS lines, beside its links)
+    devices: list[lspci.PciDevice] = []
     try:
-        notes += _lspci_not_enabled(lspci.parse_devices(text), source, out)
+        devices = lspci.parse_devices(text)
+        notes += _lspci_not_enabled(devices, source, out)
     except ParseError:
         pass  # (link lines alone, grepped: no device block to read)
     if not re.search(lspci.SIGNATURE, text, re.M):
@@ -10798,6 +10800,33 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 ),
             )
             continue
+        if (
+            link.speed_downgraded
+            and not spared
+            and link.cap_speed_gts
+            and lspci.is_ascend_npu(*lspci.heading_parts(link.device))
+        ):
+            # the idle downclock is NVIDIA's (nvidia-smi's documentation: the current PCIe
+            # generation "may be reduced when the GPU is not in use"); no Ascend document
+            # found says an NPU's link does so, so an Ascend NPU's link below its capability
+            # is read as one that trained slow (a slot, riser or root port of an older
+            # generation), as a NIC's is
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="pcie_link_slow",
+                    line=link.line,
+                    message=where,
+                    library="lspci",
+                    exception_type=f"{said}: an Ascend NPU's link trained slower than it can "
+                    f"run, about {lspci.pcie_gbps(link.speed_gts, link.width):.0f} Gb/s of PCIe "
+                    "bandwidth against "
+                    f"{lspci.pcie_gbps(link.cap_speed_gts, link.cap_width or link.width):.0f} "
+                    f"Gb/s at its capability; its width, x{link.width}, is full",
+                ),
+            )
+            continue
         notes.append(
             ParseWarning(
                 line=link.line,
@@ -10811,6 +10840,27 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 skipped=False,
             )
         )
+    # the devices whose link this copy raised (a slow or narrow link): their device status's
+    # error bits are said beside it; on other devices they are left unsaid, as before (a
+    # GPU's CorrErr+/UnsupReq+ are common on healthy hosts, and every block would get a note)
+    raised = {
+        f["message"]
+        for f in out.failures
+        if f["source"] == source and f["kind"] in ("pcie_link_slow", "pcie_link_narrow")
+    }
+    for dev in devices:
+        if dev.errors and dev.link and dev.devsta_line and dev.device in raised:
+            # (pciutils ls-caps.c prints the Device Status register's "detected" bits, latched
+            # until software clears them: errors since then, not a state: a note)
+            notes.append(
+                ParseWarning(
+                    line=dev.devsta_line,
+                    message=f"lspci: {dev.device}: device status reports "
+                    f"{', '.join(e + '+' for e in dev.errors)} (errors the device detected since "
+                    "they were last cleared; AER's lines, where the copy has them, say which)",
+                    skipped=False,
+                )
+            )
     return notes
 
 

@@ -128,6 +128,23 @@ def is_accelerator(device_class: str, name: str) -> bool:
     )
 
 
+# Huawei's own name or, under lspci -nn, its vendor ID 19e5 (the one _ACCELERATOR_MAKER_RE takes)
+_HUAWEI_RE = re.compile(r"\bHuawei\b|\[19e5:")
+
+
+def is_ascend_npu(device_class: str, name: str) -> bool:
+    """An Ascend NPU: a Huawei accelerator (``is_accelerator``) that is no Kunpeng engine."""
+    return is_accelerator(device_class, name) and bool(_HUAWEI_RE.search(name))
+
+
+def heading_parts(device: str) -> tuple[str, str]:
+    """A link's ``device`` ("01:00.0 Processing accelerators: Huawei ... (rev 20)") as its
+    class and name; ("", "") where the copy gives no heading."""
+    _, _, what = device.partition(" ")
+    cls, _, name = what.partition(": ")
+    return re.sub(r" \[[0-9a-fA-F]{4}\]$", "", cls), name
+
+
 NIC_CLASSES = ("Infiniband controller", "Ethernet controller", "Network controller")
 # a data NIC driver's kernel line naming the device by its bus address (dev_printk's "<driver>
 # <address>": "mlx5_core 0000:01:00.0 enp1s0np0: Link up", "ixgbe 0000:03:00.0: ...", behind
@@ -452,6 +469,7 @@ class PciDevice:
     """The device status's error bits that are set (``FatalErr+``), as lspci names them."""
     devsta: bool
     """Whether the copy holds its DevSta line."""
+    devsta_line: int | None = None
     link: bool
     """Whether the copy holds its LnkSta line."""
     device_class: str = ""
@@ -514,7 +532,7 @@ def parse_devices(text: str) -> list[PciDevice]:
         elif k := _DRIVER_RE.match(line):
             dev.driver, dev.driver_line = k["driver"], no
         elif s := _DEVSTA_RE.match(line):
-            devices[-1].devsta = True
+            devices[-1].devsta, devices[-1].devsta_line = True, no
             devices[-1].errors = [
                 f for f in _ERROR_FLAGS if re.search(rf"\b{f}\+", s.group("flags"))
             ]

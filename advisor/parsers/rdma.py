@@ -2105,6 +2105,17 @@ class PerftestRun:
     (its get_cpu_mhz: the cores' clocks differ by over 2%, "CPU Frequency is not max")."""
     cpu_clock: str | None = None
     """That warning's clocks, "1500.000000 != 3300.016000 MHz"."""
+    cpu_clock_ratio: float | None = None
+    """The higher of that warning's two clocks over the lower: the most its one-clock turning of
+    cycle counts into time can be off by (perftest's get_cpu_mhz, src/get_clock.c, uses one rate
+    for every count: /proc/cpuinfo's first core's, or the rate it samples against gettimeofday
+    where the two differ by over 2%)."""
+    clock_skewed_latency_us: float | None = None
+    """A latency run's 2 B figure (``slow_latency_us``'s) times ``cpu_clock_ratio``, where even
+    that stays within ``clock_skewed_pass_us``: a run the CPU-clock warning cannot have turned
+    from a slow one into a healthy one (its figures healthy whatever the clock); None otherwise."""
+    clock_skewed_pass_us: float | None = None
+    """The pass value ``clock_skewed_latency_us`` was held to (``perftest_latency_pass_us``)."""
     at_line_rate_gbps: float | None = None
     """Its port's rate, where its average bandwidth reaches ``PERFTEST_AT_RATE_SHARE`` of it
     and not above (``line_rate_reached``): the rate an ``ibstat`` / ``ibv_devinfo`` of the same
@@ -2632,6 +2643,8 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             # (printed inside the run's report, between its header and its rows)
             run.cpu_clock_line = no
             run.cpu_clock = f"{clock.group(1)} != {clock.group(2)} MHz"
+            low_mhz, high_mhz = sorted((float(clock.group(1)), float(clock.group(2))))
+            run.cpu_clock_ratio = high_mhz / low_mhz if low_mhz > 0 else None
         e = _PERFTEST_ERROR_RE.match(line)
         if e is None and "@" in line and (prompt := MARKED_PROMPT_HOST_RE.match(line)):
             # a run sent to the background ("ib_write_bw -d mlx5_18 &") prints its words after
@@ -2902,6 +2915,12 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                     pass_us = perftest_latency_pass_us(f"{run.test} {port.tool}")
                     if figure > pass_us:
                         run.slow_latency_us, run.latency_pass_us = figure, pass_us
+                    elif run.cpu_clock_ratio and figure * run.cpu_clock_ratio <= pass_us:
+                        # (the figure scaled by the warning's two clocks' ratio, the most
+                        # one wrong clock rate could have shrunk it, still passes: the
+                        # warning says nothing against this run's figures)
+                        run.clock_skewed_latency_us = round(figure * run.cpu_clock_ratio, 2)
+                        run.clock_skewed_pass_us = pass_us
                     break
         if run is not None and not run.rows and run.failed is None:
             warnings.append(
