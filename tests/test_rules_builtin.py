@@ -1457,6 +1457,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                                   remote_ip="10.99.91.63", port=51161, code="4",
                                   code_name="IBV_WC_LOC_PROT_ERR", exception_type="hca mlx5_1")]},
      {"evidence.failures": [event(kind="watchdog_timeout", rank=1, op="ALLREDUCE", seq=7)]}, {}),
+    ("evidence-neuron-comm-init-failed", "nccl",
+     {"evidence.failures": [event(kind="neuron_comm_init_failed", pid=102203, rank=1, rank_size=2,
+                                  ip="172.31.63.174:62128", call="nrt_load_collectives",
+                                  library="Neuron CCOM",
+                                  exception_type="aws-ofi-nccl: NET/OFI aws-ofi-nccl initialization failed (line 14)")]},
+     # CCOM's WARNs without the runtime's failure are no such finding (a log_error at most)
+     {"evidence.failures": [event(kind="log_error", message="CCOM WARN NET/OFI aws-ofi-nccl initialization failed")]}, {}),
     ("evidence-nccl-ib-fatal-event", "nccl",
      {"evidence.failures": [event(kind="nccl_ib_fatal_event", host="n48", pid=34050, device=0,
                                   code_name="local catastrophic error",

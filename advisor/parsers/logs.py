@@ -766,7 +766,8 @@ class LogEvent:
     deepep_timeout, rdma_handshake_failed (the Mooncake transfer engine's queue pair its handshake
     could not bring up), log_error, test_build_failed (hccl_test's or nccl-tests' build stopped
     by compiler errors in its sources: the test never ran), coordination_timeout, gloo_error,
-    hccl_plog_error, libfabric_warning,
+    hccl_plog_error, libfabric_warning, neuron_comm_init_failed (the Neuron runtime's global
+    communicator it could not create: nrt_load_collectives),
     nccl_connect_retry, ray_placement,
     torch_npu_error, watchdog_timeout, watchdog_failure, watchdog_hang, watchdog_progress,
     elastic_failure, store_timeout, hccl_heartbeat, hccl_link_timeout, hccl_bind_failure,
@@ -2144,6 +2145,8 @@ def _parse_events(text: str) -> LogReport:
     if _NO_ALGO_WARN in text:
         _nccl_no_algorithm_bare(lines, report)
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
+    if "CCOM WARN" in text:
+        _neuron_ccom_failures(lines, report)
     if "NCCL_IB_DISABLE" in text and "libibverbs" in text:
         _verbs_warnings_with_ib_off(lines, report)
     if "libibverbs" in text:
@@ -6081,7 +6084,11 @@ def _plog_context(ev: LogEvent, by_no: dict[int, str]) -> None:
 _IB_COMPLETION_RE = re.compile(
     r"NET/IB ?: Got completion (?:from peer (?P<peer>[^\s<]+)(?:<(?P<port>\d+)>)? )?with "
     r"(?:status=(?:(?P<name>IBV_WC_\w+)\()?(?P<status>\d+)\)?|error (?P<error>\d+))"
-    r"(?:.*?vendor[ _]err[ =](?P<vendor>\d+))?(?:.*?\bhca (?P<hca>\S+))?"
+    r"(?:.*?vendor[ _]err[ =](?P<vendor>\d+))?"
+    # the request the completion was for: NCCL prints reqTypeStr[r->type] in brackets after the
+    # vendor error ("Unused", "Send", "Recv", "Flush"; transport/net_ib.cc's WARN "... vendor err
+    # %d (%s)")
+    r"(?: \((?P<req>Send|Recv|Flush)\))?(?:.*?\bhca (?P<hca>\S+))?"
 )
 # NCCL's debug prefix "host:pid:tid [cudaDev]", and its communicator line naming the rank
 # (linear time on a long run: a match starts where its run starts, not at each character of a long
@@ -9611,6 +9618,11 @@ def _nccl_net_errors(
             pid=pid,
             library="NCCL",
             exception_type=f"hca {m.group('hca')}" if m.group("hca") else None,
+            # the request it completed (a Send's error is this side's post, a Recv's the data
+            # coming in) and the HCA's own error number (vendor_err of ibv_wc, the driver's
+            # code a vendor's support reads): the status alone does not say them
+            op=m.group("req"),
+            call=f"vendor err {m.group('vendor')}" if m.group("vendor") else None,
         )
         if prefix:
             ev.host, ev.device = prefix.group("host"), int(prefix.group("dev"))
@@ -10055,6 +10067,77 @@ STARTUP_FALLBACK = "start-up fallback"
 process went on past (``_warnings_gone_past``)."""
 
 
+# The Neuron runtime's collectives (CCOM, its own NCCL-derived library) print NCCL's WARN shape
+# after the runtime's date: "2023-May-21 14:27:33.0030 102203:102204 [0] init.cc:99 CCOM WARN OFI
+# plugin initNet() failed is EFA enabled?"; the lines whose place is aws-ofi-nccl's function
+# ("nccl_net_ofi_init:1415", "int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**):354") and
+# whose text starts "NET/OFI" are that plugin's own, as it prints them under NCCL.
+_CCOM_WARN_RE = re.compile(
+    r"(?P<pid>\d{1,10}):\d{1,10} \[(?P<dev>\d{1,4})\] (?P<place>[^\n]{1,200}?:\d{1,6}) "
+    r"CCOM WARN (?P<text>[^\n]{1,400})$"
+)
+# The runtime's failure to build the communicator its collectives need, after those WARNs
+# (nrt_load_collectives: "failed to create global communicator, global_device_id=1,
+# global_device_count=2, ROOT_COMM_ID=172.31.63.174:62128)"): the model's collectives cannot run
+_NRT_GLOBAL_COMM_FAILED_RE = re.compile(
+    r"\b(?P<pid>\d{1,10}):\d{1,10} ERROR {1,10}NRT:(?P<call>\w{1,60}) {1,80}failed to create "
+    r"global communicator(?:, global_device_id=(?P<dev>\d{1,6}), global_device_count=(?P<n>\d{1,6})"
+    r"(?:, ROOT_COMM_ID=(?P<root>[^\s),]{1,80}))?)?"
+)
+
+
+def _neuron_ccom_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """The Neuron runtime's global communicator that it could not create, with the CCOM WARN
+    lines (aws-ofi-nccl's among them) that say why. The WARNs alone are no failure: Neuron's
+    single-node runs print aws-ofi-nccl's failed start too and go on without EFA."""
+    warns: list[tuple[int, str, str]] = []  # line, text, whose (the plugin's or CCOM's)
+    for no, line, _ in lines:
+        if "CCOM WARN" in line and (w := _CCOM_WARN_RE.search(line)):
+            plugin = w.group("text").startswith("NET/OFI") or "nccl_net_ofi" in w.group("place")
+            warns.append((no, w.group("text").strip(), "aws-ofi-nccl" if plugin else "CCOM"))
+            continue
+        if "global communicator" not in line or not (m := _NRT_GLOBAL_COMM_FAILED_RE.search(line)):
+            continue
+        said = "; ".join(f"{who}: {text} (line {n})" for n, text, who in warns[:6])
+        ev = LogEvent(
+            kind="neuron_comm_init_failed",
+            line=no,
+            message=line.strip()[:400],
+            pid=int(m.group("pid")),
+            call=m.group("call"),
+            library="Neuron CCOM",
+            exception_type=said or None,
+        )
+        if m.group("dev") is not None:
+            ev.rank, ev.rank_size = int(m.group("dev")), int(m.group("n"))
+        if m.group("root"):
+            ev.ip = m.group("root")
+        report.events.append(ev)
+        return
+
+
+# The interface setting NCCL's bootstrap looked for: NCCL's own echo ("NCCL INFO
+# NCCL_SOCKET_IFNAME set by environment to eth0") or the setting on the job's command line or an
+# export in the same file ("root@ubuntu:~# CUDA_VISIBLE_DEVICES=0 NCCL_SOCKET_IFNAME=eno1 python
+# main.py"). NCCL's src/bootstrap.cc bootstrapNetInit warns "Bootstrap : no socket interface
+# found" where ncclFindInterfaces returns none, and that search (src/misc/socket.cc
+# findInterfaces) keeps only the IPv4/IPv6 interfaces whose names NCCL_SOCKET_IFNAME matches
+# (a prefix; "=" exact, "^" excluded: NCCL's environment variables docs): so with the variable
+# set, no interface of that host matched its value.
+_SOCKET_IFNAME_SET_RE = re.compile(
+    r"NCCL INFO NCCL_SOCKET_IFNAME set by environment to (?P<value>[^\s]{0,99}[^\s.])"
+    r"|(?:^|[\s;'\"])NCCL_SOCKET_IFNAME=['\"]?(?P<value2>[^\s'\";]{1,100})"
+)
+
+
+def _socket_ifname_said(lines: list[tuple[int, str, int | None]]) -> tuple[str, int] | None:
+    """The NCCL_SOCKET_IFNAME value a file shows (its first) and its line, or None."""
+    for no, line, _ in lines:
+        if "NCCL_SOCKET_IFNAME" in line and (m := _SOCKET_IFNAME_SET_RE.search(line)):
+            return (m.group("value") or m.group("value2"), no)
+    return None
+
+
 def _nccl_warnings(
     lines: list[tuple[int, str, int | None]],
     report: LogReport,
@@ -10241,6 +10324,19 @@ def _nccl_warnings(
                 "device): /dev/shm is full or too small (a container's 64 MB unless started with "
                 "--shm-size or --ipc=host)"
             )
+        elif "no socket interface found" in text:
+            if (ifname := _socket_ifname_said(lines)) is not None:
+                ev.exception_type = (
+                    f"NCCL_SOCKET_IFNAME={ifname[0]} (line {ifname[1]}) matched none of this "
+                    "host's interfaces with an IP address (a prefix unless '=' makes it exact), "
+                    "so NCCL's bootstrap had no interface to listen on: name one that host has "
+                    "(ip addr)"
+                )
+            else:
+                ev.exception_type = (
+                    "NCCL's bootstrap found no interface with an IP address to listen on (none "
+                    "up, or none NCCL_SOCKET_IFNAME matches)"
+                )
         elif _NOT_READY_WARN in text:
             ev.exception_type = (
                 "a consequence: the communicator's earlier operation had failed or not finished "
