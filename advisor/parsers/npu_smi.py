@@ -39,6 +39,19 @@ FRAGMENT_SIGNATURE = (
 shape by which a table pasted without its header is still known (multi-line mode)."""
 _FRAGMENT_RE = re.compile(FRAGMENT_SIGNATURE, re.M)
 
+_LIMITER_RE = re.compile(
+    r"Registered as Global Manager #\d{1,6} \(PID: \d{1,10}\)\. Compute limit: (?P<compute>\d{1,6}),"
+    r" Memory limit: (?P<memory_mb>\d{1,9})"
+)
+"""HAMi-core's Ascend limiter (hami-vnpu-core's ``libvnpu.so``, preloaded in a soft-sliced vNPU
+container) logging its quota as it starts, before npu-smi's own output: ``[INFO
+limiter::manager] [Manager] Registered as Global Manager #0 (PID: 10). Compute limit: 1, Memory
+limit: 8192, FixedShare: false``. The memory limit is the Pod's ``huawei.com/Ascend310P-memory``
+in MiB, and ``libvnpu.so`` rewrites the device query to it, so npu-smi inside shows the slice
+(0 / 8192 MB), not the card (Project-HAMi/website, blog/volcano-ascend-vnpu-soft-slicing: "a
+device query inside the container reports only 8192 MiB", "libvnpu.so had rewritten the device
+query to the container's quota ... NPU_MEM_QUOTA=8192")."""
+
 _ROW_HOST = rf"(?P<host>{PDSH_HOST}):[ \t]+"
 """pdsh's host before each line of a node's output (dshbak(1): "the leading node: is stripped";
 ``pdsh -w node[01-02] "npu-smi info | grep 0000"``), a name or, where the targets were given as
@@ -350,6 +363,21 @@ def parse_info(text: str) -> NpuSmiInfo:
                 )
             )
     flush_top_only()  # the table ends inside a chip's rows
+    # the author's "..." just above a headerless fragment's first row: the copy says itself that
+    # it is an excerpt (the banner and header rows left out), every row in it whole
+    head_elided = 0
+    if fragment is not None:
+        above = [(no, t.strip()) for no, t, _ in lines if no < header_line and t.strip()]
+        if above and not above[-1][1].strip(".… "):
+            head_elided = above[-1][0]
+            warnings.append(
+                ParseWarning(
+                    line=head_elided,
+                    message="the copy left the table's head out here ('...'): npu-smi's banner "
+                    "and header rows are not in it; the chip rows after it are read by their shape",
+                    skipped=False,
+                )
+            )
     tail = list(itertools.islice(((no, t.strip()) for no, t, _ in reversed(lines) if t.strip()), 2))
     tail = tail[::-1] or [(0, "")]
     # a copy that says it left the rest out ("...") after a row ends there too
@@ -365,10 +393,16 @@ def parse_info(text: str) -> NpuSmiInfo:
         what = "process table" if in_processes else "chip table"
         after = "processes after this row" if in_processes else f"chips after NPU {chips[-1].npu}"
         how = "the copy left the rest out ('...')" if elided else "cut off"
+        # an excerpt its author marked as one ("..." for the head) whose last row is whole: every
+        # line was read, what it leaves out is said as a note (the file is read, not partial)
+        excerpt = bool(head_elided) and last[1].endswith("|") and pending is None
+        if excerpt and not elided:
+            how = f"an excerpt: its head left out at line {head_elided}"
         warnings.append(
             ParseWarning(
                 line=last[0],
                 message=f"the {what} ends without its closing border ({how}): {after} are unknown",
+                skipped=not excerpt,
             )
         )
     table_rows = [(no, t.strip()) for no, t, _ in lines if t.strip()[:1] in ("+", "|")]
@@ -429,6 +463,29 @@ def parse_info(text: str) -> NpuSmiInfo:
         )
     elif not chips:
         raise ParseError("npu-smi info table has no readable chip", line=header_line)
+    if (limiter := _LIMITER_RE.search(text)) is not None and chips:
+        limit_mb = int(limiter.group("memory_mb"))
+        sliced = [c for c in chips if c.memory_total_mb == limit_mb]
+        warnings.append(
+            ParseWarning(
+                line=text.count("\n", 0, limiter.start()) + 1,
+                message=f"HAMi-core's vNPU limiter (libvnpu.so) runs in this container: memory "
+                f"limit {limit_mb} MB, compute limit {limiter.group('compute')}; npu-smi shows "
+                "the container's soft-sliced vNPU, not the whole card"
+                + (
+                    " ("
+                    + ", ".join(
+                        f"NPU {c.npu} chip {c.chip}: {c.memory_used_mb} / {c.memory_total_mb} MB, "
+                        "the slice's limit"
+                        for c in sliced
+                    )
+                    + ")"
+                    if sliced
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
     shown = {(c.npu, c.chip) for c in chips}
     for p in processes:
         if (p.npu, None) in shown and p.chip == 0:
