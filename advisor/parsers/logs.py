@@ -56,6 +56,11 @@ Recognised events (``LogEvent.kind``):
   ``code`` the NCCL version, ``timeout_ms`` the group's watchdog time-out from its
   ``initialization options``, ``numel`` the flight recorder's buffer (0: off), ``exception_type``
   the settings in words; not a failure;
+- ``health_check_not_run``: a node health check's test that crashed before it gave a result
+  (OCI HPC's active_healthcheck.py: ``WARNING - host - GPU Silent Data Corruption Test Failed:
+  GPU SDC Test crashed: ...``): the check was not done, nothing said of the GPUs;
+- ``mig_config_failed``: nvidia-mig-parted's fatal ``Error applying MIG configuration ...``:
+  the MIG configuration asked for was not applied;
 - ``nhc_failure``: a node whose health check (LBNL NHC, also run by Azure's distributed NHC)
   failed: ``ERROR: nhc: Health check failed: check_hw_ib: ...`` (``host``, ``code`` the check),
   or ``host | ERROR: No results reported``;
@@ -777,7 +782,8 @@ class LogEvent:
     store_barrier_overfull,
     pg_init_unconfirmed (Lightning's ranks that began the process group's init in a log that ends
     there), duplicate_rank,
-    pg_settings, nhc_failure, nvshmem_error, asys_check, dmi_check, reschedule,
+    pg_settings, nhc_failure, health_check_not_run, mig_config_failed, nvshmem_error, asys_check,
+    dmi_check, reschedule,
     pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_counter_errors (the
@@ -2366,9 +2372,15 @@ def _parse_events(text: str) -> LogReport:
     _recorder_off(lines, report)
     _hccl_env_settings(lines, report)
     _nhc_failures(lines, report)
+    if "Test Failed" in text or "Test crashed" in text or "Test Succeeded" in text:
+        _oci_active_healthcheck(lines, report)
     _nvshmem_errors(lines, report)
     resets_read = len(report.unread)
     _nvidia_tool_failures(lines, report)
+    if "MIG configuration" in text:
+        _mig_parted_failures(lines, report)
+    if "destroy compute instance" in text or "destroy gpu instance" in text:
+        _mig_destroy_refused(lines, report)
     # (a refused nvidia-smi -r whose GPU a later try reset: its note, evidence of a healthy GPU)
     resets_read = any(
         # (a pdsh copy's note starts with its host, _pdsh_smi_resets)
@@ -32809,3 +32821,211 @@ def _entry_exception(
 _NO_ERROR_FILE_RE = re.compile(
     r"local_rank (?:(?P<lr>\d+)|%s) FAILED with no error file\.(?:.*?', (?P<lr2>\d+)\))?"
 )
+
+
+# OCI HPC's active health check (oracle-quickstart/oci-hpc,
+# playbooks/roles/healthchecks/files/active_healthcheck.py): Python logging's "%(asctime)s -
+# %(levelname)s - %(message)s", each test's result as "<host> - <Test> Test Succeeded: ..." at
+# INFO or "<host> - <Test> Test Failed: ..." at ERROR (a drain reason, slurm_reason, and a
+# recommended action); the SDC test that raised ("GPU SDC Test crashed: <exception>",
+# run_gpu_sdc_check's logger.warning, state None) is logged "Test Failed" at WARNING, with no
+# drain reason and no action: the check was not done, it found nothing wrong
+_OCI_HC_RE = re.compile(
+    r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3} - (?P<level>INFO|WARNING|ERROR) - "
+    r"(?:(?P<host>[A-Za-z0-9][\w.-]{0,62}) - )?(?P<test>[A-Za-z0-9][A-Za-z0-9 ]{0,60}?) Test "
+    r"(?P<result>Succeeded|Failed|crashed): (?P<what>[^\n]{0,400}?)\s*$"
+)
+_OCI_NODE_RE = re.compile(
+    r" - INFO - Node details: (?P<host>[\w.-]{1,63}) - [^\n]{0,300} - (?P<shape>[A-Z][\w.]{2,40})\s*$"
+)
+_AVG_BUS_BW_RE = re.compile(r"Avg bus bandwidth is (?P<gbs>\d{1,6}(?:\.\d{1,6})?)")
+
+
+def _oci_active_healthcheck(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """OCI HPC's active health check: a ``health_check_not_run`` per test that crashed (WARNING
+    "Test Failed"), an ``nhc_failure`` per test that failed (ERROR), a note of the tests that
+    passed with their figures (the NCCL test's average bus bandwidth)."""
+    shape = next(
+        (
+            m.group("shape")
+            for _, t, _ in lines
+            if "Node details" in t and (m := _OCI_NODE_RE.search(t))
+        ),
+        None,
+    )
+    crashed: dict[str, int] = {}  # each crash's words and line: the "Test Failed" line repeats them
+    passed: list[str] = []
+    first_pass: int | None = None
+    for no, line, tagged in lines:
+        if "Test" not in line or (m := _OCI_HC_RE.match(line.strip())) is None:
+            continue
+        test, what, level = m.group("test"), m.group("what"), m.group("level")
+        where = f"{m.group('host')} " if m.group("host") else ""
+        if m.group("result") == "crashed":
+            crashed[f"{test} Test crashed: {what}"] = no
+            continue
+        if m.group("result") == "Succeeded":
+            bw = _AVG_BUS_BW_RE.search(what)
+            passed.append(
+                f"{where}{test} test succeeded"
+                + (f" (avg bus bandwidth {bw.group('gbs')} GB/s)" if bw else "")
+                + f" (line {no})"
+            )
+            first_pass = first_pass or no
+            continue
+        crash_line = crashed.get(what)
+        if level == "WARNING":
+            report.events.append(
+                LogEvent(
+                    kind="health_check_not_run",
+                    line=no,
+                    message=_quoted(line.strip()),
+                    rank=tagged,
+                    host=m.group("host"),
+                    code=test,
+                    library="OCI HPC active health check",
+                    exception_type=(
+                        f"{test} test did not run to a result: {what}"
+                        + (f" (line {crash_line})" if crash_line else "")
+                        + "; logged at WARNING, no drain reason: the check was not done"
+                        + (f" on this {shape}" if shape else "")
+                    )[:400],
+                )
+            )
+        else:
+            report.events.append(
+                LogEvent(
+                    kind="nhc_failure",
+                    line=no,
+                    message=_quoted(line.strip()),
+                    rank=tagged,
+                    host=m.group("host"),
+                    code=test,
+                    library="OCI HPC active health check",
+                    exception_type=f"{test} test failed: {what}"[:300],
+                )
+            )
+    if passed and first_pass is not None:
+        report.unread.append(
+            ParseWarning(
+                line=first_pass,
+                message="OCI HPC active health check"
+                + (f" ({shape})" if shape else "")
+                + ": "
+                + "; ".join(passed),
+                skipped=False,
+            )
+        )
+
+
+# nvidia-mig-parted (NVIDIA/mig-parted) applying a configuration: its reset step runs nvidia-smi
+# -r on the GPUs (util.NvidiaSmiReset), logs nvidia-smi's answer at error level and returns
+# "error resetting all GPUs: <err>"; apply wraps it as "error applying MIG configuration with
+# hooks: %v" and the command exits through logrus's Fatal ("FATA[0008] Error applying MIG
+# configuration ...", or level=fatal msg="..." in its key=value form): the configuration asked
+# for was not applied
+_MIG_PARTED_FATAL_RE = re.compile(
+    r"^\s*(?:FATA\[\d{1,10}\]|time=\"[^\"\n]{0,60}\" level=fatal msg=\")\s{0,10}"
+    r"(?P<what>Error applying MIG configuration[^\n\"]{0,400}?)\"?\s*$"
+)
+_MIG_PARTED_CONFIG_RE = re.compile(
+    r"nvidia-mig-parted\s[^\n]{0,400}?(?:-c|--selected-config)[ =](?P<config>[\w.-]{1,80})"
+)
+
+
+def _mig_parted_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """nvidia-mig-parted's fatal apply: a ``mig_config_failed`` naming the GPUs its reset step
+    could not reset; those refusals (read as nvidia-smi -r's) credited to nvidia-mig-parted."""
+    config = next(
+        (
+            m.group("config")
+            for _, t, _ in lines
+            if "mig-parted" in t and (m := _MIG_PARTED_CONFIG_RE.search(t))
+        ),
+        None,
+    )
+    for no, line, tagged in lines:
+        if "MIG configuration" not in line or (f := _MIG_PARTED_FATAL_RE.match(line)) is None:
+            continue
+        refused = [
+            ev
+            for ev in report.events
+            if ev.kind == "gpu_driver_error"
+            and ev.line < no
+            and (ev.exception_type or "").startswith("nvidia-smi -r could not reset")
+        ]
+        buses: list[str] = []
+        for ev in refused:
+            ev.library = "nvidia-mig-parted"
+            ev.exception_type = (
+                "nvidia-mig-parted's GPU reset (it runs nvidia-smi -r) "
+                + (ev.exception_type or "")[len("nvidia-smi -r ") :]
+            )[:600]
+            if g := _SMI_RESET_GPU_RE.match(ev.message.strip("'\"")):
+                buses.append(f"{g.group('bus')} ({g.group('why').strip()}, line {ev.line})")
+        report.events.append(
+            LogEvent(
+                kind="mig_config_failed",
+                line=no,
+                message=_quoted(line.strip()),
+                rank=tagged,
+                library="nvidia-mig-parted",
+                exception_type=(
+                    "nvidia-mig-parted did not apply the MIG configuration"
+                    + (f" {config}" if config else "")
+                    + f": {f.group('what').strip()}"
+                    + (f"; the GPUs it could not reset: {', '.join(buses)}" if buses else "")
+                )[:700],
+            )
+        )
+        return
+
+
+# a MIG instance destroy refused (NVML's nvmlComputeInstanceDestroy / nvmlGpuInstanceDestroy
+# answering NVML_ERROR_IN_USE: "in use by another client"), in the words of nvidia-smi mig -dci /
+# -dgi as NVIDIA/DCGM issue 95 shows them: "unable to destroy compute instance id  0 from gpu  0
+# gpu instance id  3: in use by another client", then "failed to destroy compute instances: ...";
+# the maintainer's answer there: a CI in use cannot be destroyed, a process (or an open handle,
+# DCGM issue 276) still holds it
+_MIG_DESTROY_RE = re.compile(
+    r"^\s*unable to destroy (?P<what>compute instance id\s{1,4}(?P<ci>\d{1,3}) from gpu\s{1,4}"
+    r"(?P<gpu>\d{1,3}) gpu instance id\s{1,4}(?P<gi>\d{1,3})|gpu instance id\s{1,4}(?P<gi2>\d{1,3})"
+    r" from gpu\s{1,4}(?P<gpu2>\d{1,3})): (?P<why>[^\n]{1,200}?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _mig_destroy_refused(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``gpu_driver_error`` per MIG compute or GPU instance whose destroy was refused, naming
+    the GPU, GPU instance and compute instance (the summary line after it is not a second one)."""
+    for no, line, tagged in lines:
+        if "destroy" not in line or (m := _MIG_DESTROY_RE.match(line)) is None:
+            continue
+        if m.group("ci") is not None:
+            named = (
+                f"compute instance {m.group('ci')} of GPU instance {m.group('gi')} on GPU "
+                f"{m.group('gpu')}"
+            )
+        else:
+            named = f"GPU instance {m.group('gi2')} on GPU {m.group('gpu2')}"
+        why = m.group("why")
+        held = "in use" in why.lower()
+        report.events.append(
+            LogEvent(
+                kind="gpu_driver_error",
+                line=no,
+                message=_quoted(line.strip()),
+                rank=tagged,
+                library="nvidia-smi mig",
+                exception_type=(
+                    f"MIG destroy refused: {named}: {why}"
+                    + (
+                        " (NVML_ERROR_IN_USE: a process, or a monitor such as DCGM, still holds "
+                        "the instance open; nvidia-smi's process table or lsof /dev/nvidia* names "
+                        "it): the instance was not destroyed, the MIG layout is unchanged"
+                        if held
+                        else ": the instance was not destroyed"
+                    )
+                )[:500],
+            )
+        )
