@@ -7944,6 +7944,8 @@ def _dcgm_diags(diags: list[dcgm.Diag], source: str, out: EvidenceFacts, tool: s
         )
 
 
+# a MAD tool's failure note (rdma._mad_failure_note): "saquery failed: ..."
+_MAD_TOOL_FAILED_RE = re.compile(r"^(?P<tool>[\w.-]{1,40}) failed: ")
 # ibstat's abort on a device the umad library listed (infiniband-diags ibstat.c main(): every name
 # umad_get_cas_names gave is ca_stat()-ed in turn, the first that fails ends the run with
 # IBPANIC("stat of IB device '%s' failed")): that device is listed but its sysfs record cannot be
@@ -8072,7 +8074,26 @@ def _rdma(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
         return []  # the file is ibstat's failure alone: read as that
     out.hca_ports.extend({"source": source, **asdict(p)} for p in ports)
     notes = [w for w in warnings if not w.message.startswith("ibstat failed: ibpanic")]
+    # a MAD tool refused its umad port with "Permission denied" (saquery's IBPANIC adds
+    # strerror: rdma._SA_UMAD_FAILED_RE): the user may not open /dev/infiniband/umad*, so the
+    # copy's MAD tools that could not open the port (sminfo's "can't open UMAD port" beside it
+    # included) were not run against the fabric: no subnet manager was asked, none is missed
+    denied = any("Permission denied" in w.message and "umad port" in w.message for w in warnings)
     for w in warnings:
+        if denied and "umad port" in w.message and (mad := _MAD_TOOL_FAILED_RE.match(w.message)):
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="mad_port_denied",
+                    line=w.line,
+                    message=w.message[:400],
+                    library=mad.group("tool"),
+                    exception_type=f"{mad.group('tool')} could not open the umad port as this "
+                    "user: the check did not run (no subnet manager was asked)",
+                ),
+            )
+            continue
         if not w.message.startswith("sminfo failed: "):
             continue
         # sminfo's exit (infiniband-diags sminfo.c: IBEXIT("query") where smp_query_via to the

@@ -27,7 +27,12 @@ SIGNATURE = (
     r"^\[\s*(?:\d+|SUM)\]\s+\d+\.\d+\s*-\s*\d+\.\d+\s+sec\s+[\d.]+\s+[KMGT]?Bytes\s+[\d.]+\s+[KMGT]?bits/sec"
     r"|^iperf3?: error - "
     r'|^[ \t]*"connecting_to":[ \t]*\{[ \t]*$'
+    # -J's start object names the release ("version": "iperf 3.0.11", iperf_api.c
+    # iperf_on_connect/json start): a run that never connected has no "connecting_to" (its
+    # start holds only "connected": [], "version" and "system_info": esnet/iperf#545)
+    r'|^[ \t]*"version":[ \t]*"iperf 3\.\d'
 )
+_JSON_VERSION_RE = re.compile(r'^[ \t]*"version":[ \t]*"iperf 3\.\d', re.M)
 _UNIT = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _ROW_RE = re.compile(
     r"^\[\s*(?P<id>\d+|SUM)\]\s+(?P<start>\d+\.\d+)\s*-\s*(?P<end>\d+\.\d+)\s+sec\s+"
@@ -251,7 +256,9 @@ def _bps(value: str, unit: str) -> float:
 def parse(text: str) -> list[Iperf3Run]:
     """Each iperf3 test in the copy; ParseError when none (nor an iperf3 error) is in it."""
     stripped = text.lstrip()
-    if stripped.startswith("{") and '"connecting_to"' in text:
+    if stripped.startswith("{") and (
+        '"connecting_to"' in text or _JSON_VERSION_RE.search(text) is not None
+    ):
         return [_parse_json(text)]
     runs: list[Iperf3Run] = []
     run: Iperf3Run | None = None
@@ -602,6 +609,15 @@ def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
+def _json_key_line(text: str, key: str) -> int:
+    """The line of the copy's last top-level-looking ``"key":`` (1 when it is not found)."""
+    found = 1
+    for no, body in enumerate(text.splitlines(), start=1):
+        if body.lstrip().startswith(f'"{key}":'):
+            found = no
+    return found
+
+
 def _parse_json(text: str) -> Iperf3Run:
     try:
         doc = json.loads(text)
@@ -638,7 +654,13 @@ def _parse_json(text: str) -> Iperf3Run:
             run.interval_bps.append(bps)
             run.interval_s.append(json_number(summed.get("seconds")) or 0.0)
     if isinstance(error := doc.get("error"), str):
-        run.error, run.error_line = error, 1
+        # iperf3's main.c ends a failed run with iperf_errexit(test, "error - %s",
+        # iperf_strerror(i_errno)), and -J puts that whole string in "error" (iperf_error.c
+        # iperf_errexit: cJSON_AddStringToObject(test->json_top, "error", str)); run's own
+        # cleanup_and_fail adds the bare iperf_strerror in newer releases: the reason is read
+        # without the prefix either way
+        error = error.removeprefix("error - ")
+        run.error, run.error_line = error, _json_key_line(text, "error")
         run.unreached = _UNREACHED_RE.match(error) is not None
         run.exchange_broken = _EXCHANGE_BROKEN_RE.match(error) is not None
     if run.sender_bps is None and not run.error:

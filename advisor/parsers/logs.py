@@ -789,7 +789,8 @@ class LogEvent:
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_counter_errors (the
     importer's, an rdma statistic link's error or drop counters not 0),
     rdma_device_not_found (the importer's, ibstat given a name no RDMA device has), sminfo_failed (the importer's, sminfo's exit
-    without the subnet manager's answer), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
+    without the subnet manager's answer), mad_port_denied (the importer's, a MAD tool such as
+    sminfo or saquery refused its umad port: Permission denied), rdma_no_gid (show_gids'), elastic_restart (torch elastic's agent restarting
     its failed worker group), elastic_agent_crash (the agent raising itself after it announced
     such a restart, before the group started again), elastic_restart_pending (such a restart
     in a log that ends before the restarted workers print a line), disk_full (a write that found no space left on the device),

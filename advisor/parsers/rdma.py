@@ -206,6 +206,23 @@ _IBND_OPEN_FAILED_RE = re.compile(
 _DIAG_IBERROR_RE = re.compile(
     r"^[ \t]*(?:\S*/)?(?P<tool>[\w.-]+): iberror: (?:\[pid \d+\] \w+: )?failed: (?P<what>[^\n]+)"
 )
+# infiniband-diags' SA tools (saquery; ibdiag_sa.c sa_get_handle): "umad_open_port on port %s:%d
+# failed" (IBWARN) where libibumad's umad_open_port fails, then saquery.c main's
+# IBPANIC("Failed to bind to the SA"), libibmad's ibpanic adding ": " and strerror(errno) ("ibpanic:
+# [pid] main: Failed to bind to the SA: Permission denied": open() of /dev/infiniband/umadN
+# refused to that user)
+_SA_UMAD_FAILED_RE = re.compile(
+    r"^\s*ibwarn: \[\d+\] (?P<fn>\w+): umad_open_port on port (?P<umad>[^\s:]{0,80}:\d+) failed"
+)
+# another tool's IBPANIC than ibstat's two (IBSTAT_SIGNATURE's): "ibpanic: [pid] fn: what"
+_DIAG_PANIC_RE = re.compile(r"^\s*ibpanic: \[\d+\] (?P<fn>\w+): (?P<what>[^\n]{1,300}?)\s*$")
+_IBSTAT_PANIC_RE = re.compile(
+    r"^\s*ibpanic: \[\d+\] main: (?:stat of IB device '[^'\n]+' failed|'[^'\n]+' IB device can't be found)"
+)
+# the command a shell prompt ran ("[dphpc@slimflysmw benchmarks]$ saquery -s": saquery)
+_PROMPT_COMMAND_RE = re.compile(
+    r"[$#][ \t]{1,8}(?:sudo[ \t]{1,8})?(?P<cmd>[\w.-]{1,40})(?:[ \t]|$)"
+)
 _UMAD_FILES_RE = re.compile(r"^\s*/dev/infiniband/umad\d+(?:\s+/dev/infiniband/umad\d+)*\s*$")
 # libibmad mad.h's management classes (IB_SMI_CLASS 0x1, IB_SMI_DIRECT_CLASS 0x81, IB_SA_CLASS
 # 0x3, IB_PERFORMANCE_CLASS 0x4), as mad_rpc_open_port prints them, in decimal
@@ -227,7 +244,7 @@ def _mad_failure_note(
     why (``failed``: ``(line, kind, match)`` in the copy's order, kind ``register``, ``umad``,
     ``ibnd`` or ``iberror``); ``umad_files``: the line and count of a listing of
     /dev/infiniband/umad* in the same copy."""
-    exit_ = next(((no, m) for no, kind, m in failed if kind == "iberror"), None)
+    exit_ = next(((no, m) for no, kind, m in failed if kind in ("iberror", "panic")), None)
     opened: list[str] = []  # libibnetdisc's word that it could not open its MAD port
     causes: list[str] = []  # libibmad's, on why
     for no, kind, m in failed:
@@ -256,6 +273,18 @@ def _mad_failure_note(
                 )
                 + "), but the kernel refused the agent on that port (a port without that QP, "
                 "as an Ethernet port has no QP0, or one with no MAD agent)"
+            )
+        elif kind == "umad" and exit_ and "Permission denied" in exit_[1].group("what"):
+            # (the exit's strerror names the cause: open() of the umad device refused)
+            causes.append(
+                "its umad port (/dev/infiniband/umad*) could not be opened "
+                + (
+                    "(none named, the default)"
+                    if m.group("umad") in ("(null):0", ":0")
+                    else m.group("umad")
+                )
+                + f" (line {no}), Permission denied: the user running it may not open the umad "
+                "device (root's, unless its mode or group grants the user access)"
             )
         elif kind == "umad":
             causes.append(
@@ -1007,8 +1036,30 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
             nd_dest = None
             ca, current = None, None
             continue
+        if "ibpanic:" in line and not _IBSTAT_PANIC_RE.match(line):
+            if panic := _DIAG_PANIC_RE.match(line):
+                # another diag's panic (saquery's "Failed to bind to the SA: Permission
+                # denied"), not ibstat's: that tool's exit, named by the prompt above it
+                ran = next(
+                    (
+                        c.group("cmd")
+                        for _, above, _ in reversed(numbered[max(0, index - 8) : index])
+                        if (c := _PROMPT_COMMAND_RE.search(above))
+                    ),
+                    None,
+                )
+                # (read as the iberror exit it stands for; without a prompt the tool is the
+                # package's)
+                exit_line = f"{ran or 'infiniband-diags'}: iberror: failed: {panic.group('what')}"
+                if panic_exit := _DIAG_IBERROR_RE.match(exit_line):
+                    mad_failed.append((no, "panic", panic_exit))
+                    mad_runs.append(mad_failed)
+                    mad_failed = []
+                    ca, current = None, None
+                    continue
         if (
             ("ibwarn:" in line and (mad := _MAD_OPEN_FAILED_RE.match(line)))
+            or ("ibwarn:" in line and (mad := _SA_UMAD_FAILED_RE.match(line)))
             or ("can't open MAD port" in line and (mad := _IBND_OPEN_FAILED_RE.match(line)))
             or ("iberror:" in line and (mad := _DIAG_IBERROR_RE.match(line)))
         ):
@@ -1019,7 +1070,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                 else "ibnd"
                 if "ibnetdisc" in line
                 else "register"
-                if mad.group("mgmt")
+                if "mgmt" in mad.re.groupindex and mad.group("mgmt")
                 else "umad"
             )
             mad_failed.append((no, kind, mad))
@@ -2071,6 +2122,12 @@ class PerftestRun:
     repeats its one size; under -D the iterations are those the duration held)."""
     bw_average_gbps: float | None = None
     """The largest size's average bandwidth (the last row's, in Gbit/s)."""
+    msg_rate_mpps: float | None = None
+    """The last bandwidth row's MsgRate[Mpps] (perftest's report_bw prints it after the average:
+    perftest_parameters.c print_report_bw, header "MsgRate[Mpps]"), the figure a small-message
+    or post-list test (``--post_list``) is run for: its bandwidth at 8 B is no link's measure."""
+    result_line: int | None = None
+    """The line of the report row its figures come from (the last one kept), not its head's."""
     latency_avg_us: float | None = None
     """The last row's t_avg (None where perftest printed none: before 2016 it printed t_typical
     alone)."""
@@ -2822,9 +2879,15 @@ def parse_perftest(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
         # (a row a user pasted into Markdown may carry its figure in bold: "**5544.28**")
         if head and run is not None and (r := _PERFTEST_ROW_RE.match(line.replace("**", ""))):
             rows_before = len(run.rows)
+            kept_rate, kept_line = run.msg_rate_mpps, run.result_line
             _perftest_row(run, head, scale, r)
+            if len(run.rows) > rows_before:
+                run.result_line = no
             if head.startswith("bw") and len(run.rows) > rows_before:
                 if said := _doubled_period(run, no):
+                    # (the row left out takes its rate and line with it: the run's figures are
+                    # the row before's again)
+                    run.msg_rate_mpps, run.result_line = kept_rate, kept_line
                     warnings.append(ParseWarning(line=no, message=said, skipped=False))
         elif head and run is not None and not run.rows and _PERFTEST_CUT_ROW_RE.match(line):
             run.cut_row_line = run.cut_row_line or no
@@ -3078,6 +3141,7 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
         avg = round(float(numbers[0]) * scale, 3)
         run.rows.append({**size, "bw_average_gbps": avg})
         run.bw_average_gbps = avg
+        run.msg_rate_mpps = float(numbers[1]) if numbers[1] is not None else None
     elif head == "bw":
         if numbers[1] is None:
             return
@@ -3086,6 +3150,8 @@ def _perftest_row(run: PerftestRun, head: str, scale: float, r: re.Match[str]) -
             {**size, "bw_peak_gbps": round(float(numbers[0]) * scale, 3), "bw_average_gbps": avg}
         )
         run.bw_average_gbps = avg
+        # (the MsgRate column is in Mpps whatever unit the bandwidth is reported in)
+        run.msg_rate_mpps = float(numbers[2]) if numbers[2] is not None else None
     elif head in ("lat", "lat_typical"):
         if numbers[2] is None or (head == "lat" and numbers[3] is None):
             return
