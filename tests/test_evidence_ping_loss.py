@@ -9,10 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info
-from tests.test_parsers_heldout_set599 import _finding
 
 FLOOD = DATA / "evidence" / "ping_flood_ctrlc_2240_sent_2117_received_5pct_loss_machineshop30.txt"
 
@@ -28,10 +26,10 @@ def test_flood_ping_losing_5_percent_is_a_warning_naming_host_and_figures() -> N
     (loss,) = [f for f in ev.failures if f["kind"] == "host_ping_loss"]
     assert loss["line"] == 5  # the statistics line
     assert loss["ip"] == "192.17.58.137"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-host-ping-loss", "warning")]
-    _, (item,) = _finding(outcome, "evidence-host-ping-loss")
+    assert heldout.above_info(outcome) == [("evidence-host-ping-loss", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-host-ping-loss")
     assert "lager.cs.illinois.edu (192.17.58.137)" in item
     assert "123 of 2240 request(s) got no reply (5.49107% loss)" in item
     # stopped by ^C: one request may have been in flight, and the item says so
@@ -47,7 +45,7 @@ def test_one_unanswered_request_at_ctrl_c_is_not_a_loss(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"] == "host_ping_loss"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     (note,) = [m for m in ev.files[0].messages if "in flight" in m.message]
     assert "the 1 unanswered request(s) may have been in flight" in note.message
@@ -94,4 +92,4 @@ def test_every_reply_back_stays_ready(tmp_path: Path) -> None:
     text = FLOOD.read_text().replace("2117 received, 5.49107%", "2240 received, 0%")
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"].startswith("host_ping")]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"

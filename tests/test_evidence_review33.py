@@ -6,9 +6,8 @@ notes, watchdog time-outs with no group named, a failed build): each fault it fo
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review33"
 
@@ -30,15 +29,15 @@ def test_vllms_worker_nccl_error_without_the_debug_suffix_is_a_failed_call() -> 
 def test_hdr_hosts_under_ndr_uplinks_are_no_slower_lanes() -> None:
     ev = _load("iblinkinfo_hdr_hcas_ndr_isls_every_host_flagged.txt")
     assert not [p for p in ev.hca_ports if p["fastest_lane_gbps"]]
-    assert "evidence-hca-link-lanes-slower" not in _found(ev)
+    assert "evidence-hca-link-lanes-slower" not in heldout.found(ev)
 
 
 def test_one_slow_link_listed_from_both_ends_is_one_link() -> None:
     ev = _load("ibnetdiscover_one_edr_hca_in_hdr_fabric_listed_from_both_ends.txt")
-    finding = _found(ev)["evidence-hca-link-lanes-slower"]
+    finding = heldout.found(ev)["evidence-hca-link-lanes-slower"]
     assert finding.message.startswith("1 active link(s)")
     ev = _load("iblinkinfo_qdr_link_could_be_edr_said_twice.txt")
-    found = _found(ev)
+    found = heldout.found(ev)
     assert len(found["evidence-hca-link-below-capability"].items) == 1
     assert "evidence-hca-link-lanes-slower" not in found  # (its "Could be" says it already)
 
@@ -82,7 +81,7 @@ def test_each_segfault_takes_its_own_engine_core() -> None:
 
 
 def test_one_communicator_destroyed_by_its_two_ranks_is_one() -> None:
-    said = _said(_load("nccl_2rank_destroy_complete_one_comm.log"))
+    said = heldout.said(_load("nccl_2rank_destroy_complete_one_comm.log"))
     assert any(
         m.startswith("log: a communicator of 2 rank(s) ended by ncclCommDestroy") for m in said
     )
@@ -90,7 +89,7 @@ def test_one_communicator_destroyed_by_its_two_ranks_is_one() -> None:
 
 
 def test_nccl_221s_topology_dump_with_system_ids_is_read() -> None:
-    said = _said(_load("nccl_2_21_topology_dump_system_id.log"))
+    said = heldout.said(_load("nccl_2_21_topology_dump_system_id.log"))
     assert (
         "log: NCCL's topology: 4 GPU(s) (18000, 2A000, 3A000, 5D000); NVLink 360.0 GB/s to an "
         "NVSwitch" in said

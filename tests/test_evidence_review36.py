@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from advisor import console
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review36"
 
@@ -22,7 +21,7 @@ def _load(name: str) -> EvidenceFacts:
 
 def test_ipv6_only_rocev2_gids_are_a_warning_with_nccls_address_family() -> None:
     ev = _load("show_gids_ipv6_only_rocev2_no_finding_no_env.txt")
-    finding = _found(ev)["evidence-rdma-ipv6-gid-only"]
+    finding = heldout.found(ev)["evidence-rdma-ipv6-gid-only"]
     assert len(finding.items) == 2
     assert {(r.name, r.value) for r in finding.recommendations if r.kind == "env"} == {
         ("NCCL_IB_ADDR_FAMILY", "AF_INET6")
@@ -31,7 +30,7 @@ def test_ipv6_only_rocev2_gids_are_a_warning_with_nccls_address_family() -> None
 
 def test_torchs_cuda_initialization_warning_is_cuda_not_starting() -> None:
     ev = _load("torch_cuda_init_unknown_error_warning_read_as_clean_log.txt")
-    (item,) = _found(ev)["evidence-cuda-not-ready"].items
+    (item,) = heldout.found(ev)["evidence-cuda-not-ready"].items
     assert item.startswith(
         "CUDA could not start under torch (CUDA unknown error): torch set its available GPUs to zero"
     )
@@ -42,20 +41,20 @@ def test_a_restarted_worker_group_is_no_clean_start() -> None:
     ev = _load("torchelastic_worker_group_failed_restart_read_as_clean_start.log")
     (restart,) = ev.failures
     assert restart["kind"] == "elastic_restart_pending"
-    assert not any("no error" in m for m in _said(ev))
-    assert "evidence-elastic-restart-pending" in _found(ev)
+    assert not any("no error" in m for m in heldout.said(ev))
+    assert "evidence-elastic-restart-pending" in heldout.found(ev)
 
 
 def test_a_values_only_header_with_any_later_field_is_read() -> None:
     ev = _load("nvidia_smi_query_values_only_ecc_then_mig_mode_no_longer_read.csv")
-    (item,) = _found(ev)["evidence-gpu-ecc-uncorrected"].items
+    (item,) = heldout.found(ev)["evidence-gpu-ecc-uncorrected"].items
     assert item.startswith("GPU #3 of the output: 12 uncorrectable ECC error(s)")
 
 
 def test_a_looped_query_without_timestamps_is_samples() -> None:
     ev = _load("nvidia_smi_query_loop_l1_no_timestamp_one_gpu_read_as_8.csv")
     assert ev.gpus == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "a looped query (-l) of 8 row(s), not time-stamped, of values only" in note
 
 
@@ -65,22 +64,22 @@ def test_a_cgroups_memory_files_are_no_gpus() -> None:
 
 
 def test_long_lines_under_the_new_patterns_read_as_before() -> None:
-    said = _said(_load("slow_npu_smi_unusable_then_100k_spaces.log"))
+    said = heldout.said(_load("slow_npu_smi_unusable_then_100k_spaces.log"))
     assert any(m.startswith("log: 'can not use command: npu-smi info' 1 time(s)") for m in said)
     assert max(len(m) for m in said) < 400
-    said = _said(_load("slow_dcgmi_discovery_line_of_100k_spaces.txt"))
+    said = heldout.said(_load("slow_dcgmi_discovery_line_of_100k_spaces.txt"))
     assert "dcgmi_discovery: 0 NvSwitches found" in said
     assert _load("slow_watchdog_header_unclosed_pg_brackets.log").failures == []
 
 
 def test_a_row_remapper_page_claims_nothing_of_ecc_counts_it_does_not_hold() -> None:
-    said = _said(_load("nvidia_smi_q_d_row_remapper_says_no_volatile_ecc.txt"))
+    said = heldout.said(_load("nvidia_smi_q_d_row_remapper_says_no_volatile_ecc.txt"))
     (note,) = [m for m in said if "memory error history" in m]
     assert note.endswith("3 row(s) remapped after correctable errors (a memory error history)")
 
 
 def test_ibv_devinfos_open_failures_beside_other_blocks_are_said_once() -> None:
-    said = _said(_load("ibv_devinfo_one_of_four_failed_to_open_names_all.txt"))
+    said = heldout.said(_load("ibv_devinfo_one_of_four_failed_to_open_names_all.txt"))
     failed = [m for m in said if "open" in m and "device" in m.lower()]
     assert len(failed) == 1
     assert "could not open 2 RDMA device(s)" in failed[0]
@@ -98,20 +97,20 @@ def test_the_console_prints_no_emoji_for_a_bus_id() -> None:
 
 
 def test_an_hccl_watchdogs_start_is_said_as_hccls() -> None:
-    said = _said(_load("torchelastic_hccl_watchdog_said_nccl.log"))
+    said = heldout.said(_load("torchelastic_hccl_watchdog_said_nccl.log"))
     assert any("the HCCL watchdog started on rank(s) 0, 1" in m for m in said)
     assert not any("NCCL watchdog" in m for m in said)
 
 
 def test_one_supported_mask_of_every_gpu_is_one_note() -> None:
-    said = _said(_load("nvidia_smi_query_8gpu_supported_mask_said_8_times.csv"))
+    said = heldout.said(_load("nvidia_smi_query_8gpu_supported_mask_said_8_times.csv"))
     supported = [m for m in said if "clocks_throttle_reasons.supported" in m]
     assert len(supported) <= 2
     assert supported[0].startswith("nvidia_smi_query_csv: 7 GPUs 00000000:18:00.0, ")
 
 
 def test_one_nccl_version_is_said_once() -> None:
-    said = _said(_load("vllm_pynccl_and_nccl_version_line_same_version_said_twice.log"))
+    said = heldout.said(_load("vllm_pynccl_and_nccl_version_line_same_version_said_twice.log"))
     assert sum("2.21.5" in m for m in said) == 1
 
 

@@ -8,9 +8,8 @@ tests/data/SOURCES.md)."""
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review37"
 
@@ -33,7 +32,7 @@ def test_a_summarys_fail_0_is_no_hccl_success() -> None:
 
 def test_a_shell_traces_quoted_quote_is_nvidia_smis_answer() -> None:
     ev = _load("shell_trace_nvidia_smi_couldnt_communicate_unread.txt")
-    (item,) = _found(ev)["evidence-nvml-unavailable"].items
+    (item,) = heldout.found(ev)["evidence-nvml-unavailable"].items
     assert "couldn't communicate with the NVIDIA driver" in item
 
 
@@ -47,13 +46,13 @@ def test_a_looped_query_by_index_is_one_gpu_and_by_name_samples() -> None:
     assert [g["gpu"] for g in ev.gpus] == [0]
     ev = _load("query_gpu_loop_l1_name_one_gpu_read_as_4.csv")
     assert ev.gpus == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "its GPUs named by product name alone" in note
 
 
 def test_ibdev2netdev_v_before_the_plain_listing_is_one_port() -> None:
     ev = _load("ibdev2netdev_v_then_plain_ports_twice.txt")
-    assert len(_found(ev)["evidence-hca-netdev-down"].items) == 1
+    assert len(heldout.found(ev)["evidence-hca-netdev-down"].items) == 1
 
 
 def test_torchs_cuda_error_code_is_kept() -> None:
@@ -67,25 +66,25 @@ def test_torchs_cuda_error_code_is_kept() -> None:
 
 
 def test_rays_fold_of_a_warning_is_no_error() -> None:
-    said = _said(_load("ray_fold_custom_allreduce_warning_said_error.log"))
+    said = heldout.said(_load("ray_fold_custom_allreduce_warning_said_error.log"))
     assert not any("Ray folded the same error line" in m for m in said)
 
 
 def test_long_blank_runs_under_two_patterns_read() -> None:
     ev = _load("slow_tmux_pane_border_long_line.txt")
-    assert any("border" in m for m in _said(ev))
+    assert any("border" in m for m in heldout.said(ev))
     ev = _load("slow_query_field_listing_spaces.txt")
     (gpu,) = ev.gpus
     assert gpu["ecc_aggregate_corrected"] is not None
 
 
 def test_lifetime_ecc_beside_an_unqueried_volatile_count_claims_none() -> None:
-    said = _said(_load("query_gpu_aggregate_vs_uncorr_volatile_only_none_since_load.csv"))
+    said = heldout.said(_load("query_gpu_aggregate_vs_uncorr_volatile_only_none_since_load.csv"))
     (note,) = [m for m in said if "lifetime" in m]
     assert "none counted since the driver loaded" not in note
 
 
 def test_an_npu_smi_banner_before_a_dcmi_failure_claims_no_cut() -> None:
     ev = _load("npu_smi_banner_then_dcmi_failure_said_copy_ends.txt")
-    assert not any("the copy ends" in m for m in _said(ev))
-    assert "evidence-npu-dcmi-init-failed" in _found(ev, "hccl")
+    assert not any("the copy ends" in m for m in heldout.said(ev))
+    assert "evidence-npu-dcmi-init-failed" in heldout.found(ev, "hccl")

@@ -7,9 +7,8 @@ file's colon, a summary's exit status, perftest's named port): each fault it fou
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review38"
 
@@ -23,21 +22,21 @@ def test_a_plain_listings_down_port_after_a_v_listing_stays_down() -> None:
         "ibdev2netdev_v_then_other_hosts_plain_down_lost.txt",
         "ibdev2netdev_v_then_plain_same_host_down_lost.txt",
     ):
-        items = _found(_load(name))["evidence-hca-netdev-down"].items
+        items = heldout.found(_load(name))["evidence-hca-netdev-down"].items
         assert any("mlx5_1 port 1 ==> ib1 (Down)" in i for i in items), name
 
 
 def test_megatrons_newer_start_line_and_a_nan_loss() -> None:
-    said = _said(_load("megatron_core_world_size_hierarchical_cp_unreadable.log"))
+    said = heldout.said(_load("megatron_core_world_size_hierarchical_cp_unreadable.log"))
     assert any("Megatron: world size 2" in m and "context-parallel 1" in m for m in said)
-    said = _said(_load("megatron_nan_iteration_said_no_error.log"))
+    said = heldout.said(_load("megatron_nan_iteration_said_no_error.log"))
     (note,) = [m for m in said if "Megatron:" in m]
     assert "its loss was NaN at iteration" in note and "no error" not in note
 
 
 def test_a_shell_trace_of_a_local_variable_is_read() -> None:
     ev = _load("shell_trace_local_nvidia_smi_couldnt_communicate_unread.txt")
-    assert "evidence-nvml-unavailable" in _found(ev)
+    assert "evidence-nvml-unavailable" in heldout.found(ev)
 
 
 def test_an_err_lines_device_goes_to_its_nearest_event_only() -> None:
@@ -68,6 +67,6 @@ def test_a_summarys_exit_status_above_128_is_a_signal() -> None:
 def test_perftests_named_port_is_not_denied() -> None:
     ev = _load("perftest_port_number_1_down_said_port_not_named.txt")
     # (its own port not active: evidence-rdma-perftest-port-not-active's, since set 586)
-    (item,) = _found(ev)["evidence-rdma-perftest-port-not-active"].items
+    (item,) = heldout.found(ev)["evidence-rdma-perftest-port-not-active"].items
     assert item.startswith("the local host's RDMA device (not named in the copy: ")
     assert " port 1: " in item

@@ -6,10 +6,9 @@ its input (tests/data/review39, described in tests/data/SOURCES.md)."""
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review39"
 
@@ -75,13 +74,13 @@ def test_getnext_takes_its_own_tasks_code_the_nearest_above() -> None:
 
 def test_accelerates_state_through_a_logger_is_read() -> None:
     ev = _load("accelerate_state_logger_info_prefix_hf_no_trainer.log")
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith("log: accelerate: MULTI_GPU (backend nccl), 2 process(es)")
 
 
 def test_a_log_exports_devices_are_named_by_their_own_folders() -> None:
     ev = _load("npu_smi_sys_log_dump_paths_without_date_dir_devices_named_tmp.txt")
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "started for 2 device(s) (NPU-0, NPU-1) under /var/log/npu_dump;" in note
 
 
@@ -90,14 +89,14 @@ def test_two_hosts_ibstat_and_ibv_devinfo_of_one_device_name_stay_two_ports() ->
         "ibstat_gpu_a_then_ssh_gpu_b_ibv_devinfo_two_down_ports_merged_into_one.txt",
         "ibstat_and_ibv_devinfo_two_hosts_headers_two_down_ports_merged_into_one.txt",
     ):
-        items = _found(_load(name))["evidence-hca-port-not-active"].items
+        items = heldout.found(_load(name))["evidence-hca-port-not-active"].items
         assert len(items) == 2, name
 
 
 def test_a_trimmed_ibv_devices_listing_is_no_empty_one() -> None:
     ev = _load("ibv_devices_list_trimmed_with_ellipsis_said_no_device.txt")
     assert not ev.failures
-    assert _said(ev) == ["ibv_devices: the copy left out its rows (no device row is in it)"]
+    assert heldout.said(ev) == ["ibv_devices: the copy left out its rows (no device row is in it)"]
 
 
 def test_a_second_hosts_empty_ibv_devices_listing_is_no_device() -> None:
@@ -125,4 +124,4 @@ def test_a_footer_whose_average_is_dots_is_read_without_it() -> None:
     ev = _load("nccl_tests_bare_footer_avg_elided_dots_crash.txt")
     (bench,) = ev.benchmarks
     assert bench["avg_busbw_gbps"] is None
-    assert any("its average is not a figure in the copy" in m for m in _said(ev))
+    assert any("its average is not a figure in the copy" in m for m in heldout.said(ev))

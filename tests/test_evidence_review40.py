@@ -11,9 +11,8 @@ import time
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import logs, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review40"
 
@@ -26,12 +25,12 @@ def test_ray_trains_errored_run_is_no_healthy_start() -> None:
     ev = _load("ray_train_training_errored_error_file_only_said_no_error.log")
     (error,) = ev.failures
     assert error["message"].startswith("Training errored after 0 iterations")
-    assert not any("no error" in m for m in _said(ev))
+    assert not any("no error" in m for m in heldout.said(ev))
 
 
 def test_an_evaluation_bars_loss_is_no_training_step() -> None:
     ev = _load("tqdm_train_bar_then_eval_bar_loss_nan_said_diverged_and_step_200.log")
-    (note,) = [m for m in _said(ev) if "training loop" in m]
+    (note,) = [m for m in heldout.said(ev) if "training loop" in m]
     assert "diverged" not in note
     assert "of 200" not in note
 
@@ -45,7 +44,7 @@ def test_a_full_disk_before_the_time_out_by_the_clock_is_not_said_to_come_after_
 def test_csv_rows_of_two_widths_are_not_a_terminals_wrap() -> None:
     ev = _load("nvidia_smi_query_csv_8gpu_alternating_widths_rows_joined_as_wrap.txt")
     assert len(ev.gpus) == 8
-    assert "evidence-gpu-ecc-uncorrected" in _found(ev)
+    assert "evidence-gpu-ecc-uncorrected" in heldout.found(ev)
 
 
 def test_an_empty_ibv_devices_listing_before_a_collectors_next_section_is_no_device() -> None:
@@ -80,7 +79,7 @@ def test_the_new_patterns_stay_linear_on_long_lines() -> None:
 def test_an_exit_barriers_store_error_after_the_nodes_workers_succeeded_is_no_failure() -> None:
     ev = _load("elastic_exit_barrier_after_success_store_gone_not_ready_in_base_too.log")
     assert not ev.failures
-    (note,) = [m for m in _said(ev) if "exit barrier" in m]
+    (note,) = [m for m in heldout.said(ev) if "exit barrier" in m]
     assert note.endswith(
         "this node's own workers had finished (SUCCEEDED), the store error under it is the "
         "barrier's"

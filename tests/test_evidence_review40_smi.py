@@ -12,8 +12,8 @@ import pytest
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import MARKED_PROMPT_HOST_RE, PROMPT_HOST_RE, numbered_lines, nvidia_smi
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
 
 REVIEW = DATA / "review40"
 
@@ -34,7 +34,7 @@ def test_no_devices_of_another_host_is_not_paired_with_a_later_srun_table() -> N
         text = (REVIEW / name).read_text()
         assert nvidia_smi.no_devices_in_job_step(numbered_lines(text)) == {}, name
         ev = _load(name)
-        assert not any("outside the Slurm job's step" in m for m in _said(ev)), name
+        assert not any("outside the Slurm job's step" in m for m in heldout.said(ev)), name
         (nvml,) = [f for f in ev.failures if f.get("call") == "nvml_init"]
         assert (nvml["host"], nvml["line"]) == ("gpu-12", 2)
     # a bare nvidia-smi on one prompt host, srun on a node named by -w the file never allocated
@@ -59,11 +59,11 @@ def test_rows_by_name_of_several_hosts_outputs_stay_a_gpu_each_and_are_judged() 
     two = _load("nvidia_smi_query_csv_two_hosts_by_name_read_as_two_samples_first_host_lost.txt")
     assert len(two.gpus) == 16
     assert _ecc(two) == [(6, 12)]
-    assert not any("samples of" in m for m in _said(two))
+    assert not any("samples of" in m for m in heldout.said(two))
     five = _load("nvidia_smi_query_csv_name_rows_five_hosts_40_rows_none_judged_ecc_lost.txt")
     assert len(five.gpus) == 40
     assert _ecc(five) == [(26, 7)]
-    assert not any("looped query" in m for m in _said(five))
+    assert not any("looped query" in m for m in heldout.said(five))
 
 
 def test_mig_pending_warnings_before_a_table_read_the_later_tables_once(

@@ -14,27 +14,14 @@ import pytest
 from advisor.evidence import load
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import ParseError, ascend_notes, hccl_test, logs, lspci, numbered_lines
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review41"
 
 
 def _load(name: str) -> EvidenceFacts:
     return load_paths([REVIEW / name])
-
-
-def _verdict(ev: EvidenceFacts, backend: str = "nccl") -> str:
-    """The verdict the built-in rules give an import's facts (on ``backend``'s cluster)."""
-    severities = {f.severity for f in _found(ev, backend).values()}
-    if "critical" in severities:
-        return "NOT READY"
-    return "READY WITH WARNINGS" if "warning" in severities else "READY"
-
-
-def _notes(ev: EvidenceFacts) -> list[tuple[int, str]]:
-    return [(m.line, m.message) for f in ev.files for m in f.messages]
 
 
 def test_aws_ofi_nccls_failed_start_in_a_log_that_ends_there_is_no_fallback() -> None:
@@ -44,8 +31,8 @@ def test_aws_ofi_nccls_failed_start_in_a_log_that_ends_there_is_no_fallback() ->
         (7, "NET/OFI Only EFA provider is supported", None),
         (9, "NET/OFI aws-ofi-nccl initialization failed", None),
     ]
-    assert "evidence-nccl-fallback-warning" not in _found(ev)
-    assert _verdict(ev) == "NOT READY"
+    assert "evidence-nccl-fallback-warning" not in heldout.found(ev)
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_aws_ofi_nccls_three_line_set_before_training_steps_is_one_fallback() -> None:
@@ -55,8 +42,8 @@ def test_aws_ofi_nccls_three_line_set_before_training_steps_is_one_fallback() ->
         (119, logs.STARTUP_FALLBACK),
         (120, logs.STARTUP_FALLBACK),
     ]
-    assert "evidence-nccl-warning" not in _found(ev)
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert "evidence-nccl-warning" not in heldout.found(ev)
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
     # the same set where nothing shows the processes went on (only the socket transport named,
     # the copy cut there): one event, none of its lines a fallback, none said to be one
     ev = load_paths([DATA / "evidence_heldout_21" / "nccl_warn_ofi_plugin_stamped.log"])
@@ -71,8 +58,8 @@ def test_an_lspci_command_without_s_names_no_device_for_the_links_under_it() -> 
     assert (
         3,
         "lspci_link: lspci: 18:00.0: PCIe link 32GT/s x16 against its 32GT/s x16 capability",
-    ) in _notes(ev)
-    assert not [m for n, m in _notes(ev) if n > 3 and "18:00.0" in m]
+    ) in heldout.notes(ev)
+    assert not [m for n, m in heldout.notes(ev) if n > 3 and "18:00.0" in m]
 
 
 def test_an_untagged_quote_of_a_ranks_npu_failure_is_no_failure_of_its_own() -> None:
@@ -95,7 +82,7 @@ def test_hccl_tests_lower_case_warning_behind_a_stamp_or_a_grep_is_no_failure(na
     ev = _load(name)
     assert ev.files[0].status == "read"
     assert not ev.failures
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
     # (its results table read behind the same prefix: two rows, both checked "success")
     table = hccl_test.parse((REVIEW / name).read_text())
     assert [(r.line, r.size_bytes, r.check) for r in table.rows] == [
@@ -106,7 +93,7 @@ def test_hccl_tests_lower_case_warning_behind_a_stamp_or_a_grep_is_no_failure(na
 
 def test_the_slow_inputs_read_as_before_and_their_patterns_stay_linear() -> None:
     ev = _load("hccn_context_one_line_of_commands_100k_then_dump.txt")
-    assert _notes(ev) == [
+    assert heldout.notes(ev) == [
         (
             3,
             "ascend_notes: hccn_tool -context: NPU 0's udma3 aeqc 0 context, 16 register word(s): "
@@ -115,7 +102,8 @@ def test_the_slow_inputs_read_as_before_and_their_patterns_stay_linear() -> None
     ]
     ev = _load("torchrun_launch_configs_min_nodes_run_100k.log")
     assert any(
-        m.startswith("log: torchrun's launch: 2 node(s), 4 process(es) a node") for m in _said(ev)
+        m.startswith("log: torchrun's launch: 2 node(s), 4 process(es) a node")
+        for m in heldout.said(ev)
     )
     sig = re.compile(ascend_notes.SIGNATURE, re.M)
     blanks = "\n" * 100_000
@@ -148,7 +136,7 @@ def test_the_slow_inputs_read_as_before_and_their_patterns_stay_linear() -> None
 
 def test_hccn_tool_context_of_two_npus_is_a_note_each() -> None:
     ev = _load("hccn_context_two_npus_one_note_words_summed.txt")
-    assert [(n, m.split(": ", 2)[2]) for n, m in _notes(ev)] == [
+    assert [(n, m.split(": ", 2)[2]) for n, m in heldout.notes(ev)] == [
         (1, "NPU 0's udma3 aeqc 0 context, 16 register word(s): raw registers, no health or fault reading in them"),
         (19, "NPU 1's udma3 aeqc 0 context, 16 register word(s): raw registers, no health or fault reading in them"),
     ]  # fmt: skip
@@ -165,7 +153,7 @@ def test_a_death_signal_before_any_agent_finished_is_said_and_no_error_is_not() 
         "torchrun's agent (received SIGTERM from outside the job, line 17: it sent SIGTERM to its "
         "4 running worker(s), pid(s) 51235, 51236, 51237, 51238 (line(s) 18-21))"
     )
-    assert not any("no error" in m for m in _said(ev))
+    assert not any("no error" in m for m in heldout.said(ev))
 
 
 @pytest.mark.parametrize(
@@ -192,12 +180,12 @@ def test_the_failed_kernel_is_named_past_sixteen_cores_reports() -> None:
 def test_hccn_tool_context_with_i_first_or_a_loops_variable_is_read() -> None:
     ev = _load("hccn_context_i_before_g_unreadable.txt")
     assert ev.files[0].status == "read"
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "ascend_notes: hccn_tool -context: NPU 0's udma3 aeqc 0 context, 16 register word(s): raw "
         "registers, no health or fault reading in them"
     ]
     ev = _load("hccn_context_loop_variable_unreadable.txt")
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "ascend_notes: hccn_tool -context: the udma3 aeqc 0 context of the NPU(s) a loop names "
         "($i), 2 dumps of 16 + 16 register word(s): raw registers, no health or fault reading in "
         "them"
@@ -210,7 +198,7 @@ def test_greps_erase_in_line_beside_its_colour_is_taken_off_too() -> None:
     ev = _load("lspci_s_grep_color_always_erase_codes_links_lost_ready.txt")
     narrow = [(f["line"], f["message"]) for f in ev.failures if f["kind"] == "pcie_link_narrow"]
     assert narrow == [(3, "01:00.0"), (9, "03:00.0")]
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_the_error_pass_skips_only_lines_its_patterns_cannot_find() -> None:

@@ -7,9 +7,8 @@ samples as tests/data/SOURCES.md says)."""
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review42"
 
@@ -25,7 +24,7 @@ def test_a_single_process_nvbandwidth_is_no_one_gpu_cluster() -> None:
     (run,) = ev.gpu_copy
     assert [d["index"] for d in run["devices"]] == [0, 1, 2, 3]
     assert not ev.shapes
-    assert not any("one GPU each" in m for m in _said(ev))
+    assert not any("one GPU each" in m for m in heldout.said(ev))
     # a multi-node run still gives its hosts' shape
     ev = load_paths(
         [
@@ -40,7 +39,7 @@ def test_a_single_process_nvbandwidth_is_no_one_gpu_cluster() -> None:
 
 def test_a_loss_that_turns_nan_is_a_warning_naming_its_line_and_step() -> None:
     name = "megatron_gpt2_lm_loss_nan_from_iteration_300_read_ready.log"
-    found = _found(_load(name))
+    found = heldout.found(_load(name))
     # (a warning, the job's: no critical finding makes the cluster NOT READY)
     assert {f.severity for f in found.values()} - {"info"} == {"warning"}
     (item,) = found["evidence-loss-diverged"].items
@@ -49,7 +48,7 @@ def test_a_loss_that_turns_nan_is_a_warning_naming_its_line_and_step() -> None:
 
 
 def test_a_loss_nan_from_its_first_step_says_so() -> None:
-    found = _found(_load("megatron_gpt2_lm_loss_nan_from_first_iteration_read_ready.log"))
+    found = heldout.found(_load("megatron_gpt2_lm_loss_nan_from_first_iteration_read_ready.log"))
     (item,) = found["evidence-loss-diverged"].items
     assert "NaN from the first step logged, iteration 100 of 5000" in item
     assert "line 22)" in item
@@ -63,8 +62,8 @@ def test_a_healthy_training_log_stays_ready() -> None:
             / "megatron_gpt2_4rank_train_processgroupnccl_avoid_record_streams_warning_healthy_llm_action_cut.log"
         ]
     )
-    assert {f.severity for f in _found(ev).values()} <= {"info"}
-    assert any("no error in them" in m for m in _said(ev))
+    assert {f.severity for f in heldout.found(ev).values()} <= {"info"}
+    assert any("no error in them" in m for m in heldout.said(ev))
 
 
 def test_two_ranks_nccl_failures_read_alike_in_either_order() -> None:
@@ -80,24 +79,24 @@ def test_two_ranks_nccl_failures_read_alike_in_either_order() -> None:
 
 def test_an_sglang_start_that_crashes_after_its_mesh_is_not_ready() -> None:
     ev = _load("sglang_tp8_scheduler_tp3_runtime_error_after_gloo_mesh_read_ready.log")
-    found = _found(ev)
+    found = heldout.found(ev)
     assert {f.severity for f in found.values()} - {"info"} == {"critical"}
     (item,) = found["evidence-python-exception"].items
     assert item.startswith("RuntimeError: Not enough memory") and "line 64)" in item
     # the size its server_args state, not the two ranks that logged
-    (note,) = [m for m in _said(ev) if "SGLang" in m]
+    (note,) = [m for m in heldout.said(ev) if "SGLang" in m]
     assert "tensor-parallel size 8 (TP0, TP3 logged)" in note
 
 
 def test_a_mesh_one_rank_of_which_lacked_a_peer_is_not_said_up() -> None:
     ev = _load("sglang_tp8_gloo_rank5_six_of_seven_peers_said_mesh_up.log")
-    (note,) = [m for m in _said(ev) if "SGLang" in m]
+    (note,) = [m for m in heldout.said(ev) if "SGLang" in m]
     assert "gloo's mesh not up: rank 5 connected to 6 of 7 peer(s)" in note
     assert "8 tensor-parallel rank(s) logged (TP0-TP7)" in note
-    assert "evidence-gloo-error" in _found(ev)
+    assert "evidence-gloo-error" in heldout.found(ev)
 
 
 def test_a_cuda_error_printed_onto_a_progress_bar_is_a_failure() -> None:
     ev = _load("safetensors_bars_then_capture_bar_glued_cuda_illegal_address_unread.log")
-    (item,) = _found(ev)["evidence-cuda-error"].items
+    (item,) = heldout.found(ev)["evidence-cuda-error"].items
     assert "an illegal memory access was encountered" in item and "line 16)" in item

@@ -13,10 +13,8 @@ import time
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers import logs, npu_smi
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _verdict
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 from tests.test_parsers_heldout_set569 import each_linear
 
 REVIEW = DATA / "review43"
@@ -35,7 +33,7 @@ def test_an_sglang_server_that_ran_decode_batches_then_got_sigterm_is_a_note() -
         "sglang_server_tail_decode_batches_200ok_then_sigterm_rolling_update_no_prefill_line.log"
     )
     assert ev.failures == []
-    (stop,) = [s for s in _said(ev) if "SIGTERM" in s]
+    (stop,) = [s for s in heldout.said(ev) if "SIGTERM" in s]
     assert stop == (
         "log: sglang's engine was stopped by a SIGTERM from outside after it had run batches (a "
         "batch's or an answered request's line, line 1); it drained its requests and said none "
@@ -44,7 +42,7 @@ def test_an_sglang_server_that_ran_decode_batches_then_got_sigterm_is_a_note() -
         "SIGQUIT (line 15), no cause of its own"
     )
     # (the SIGQUIT line it explains is no error line of an unknown log either)
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_an_sglang_server_that_drained_no_request_is_a_note() -> None:
@@ -55,8 +53,8 @@ def test_an_sglang_server_that_drained_no_request_is_a_note() -> None:
     assert (
         "log: sglang's engine was stopped by a SIGTERM from outside; it drained its requests and "
         "said none was left (line 20)"
-    ) in _said(ev)
-    assert _verdict(ev) == "READY"
+    ) in heldout.said(ev)
+    assert heldout.rules_verdict(ev) == "READY"
     # (control: set 572's engine, no batch and no drain, a generate that never came back)
     ev = load_paths(
         [
@@ -67,7 +65,7 @@ def test_an_sglang_server_that_drained_no_request_is_a_note() -> None:
     )
     (stop,) = ev.failures
     assert stop["exception_type"].startswith("sglang (its engine was stopped from outside")
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_a_whole_worker_traceback_ending_in_a_bare_assertionerror_names_its_assert() -> None:
@@ -179,7 +177,7 @@ def test_a_refused_gpu_reset_then_the_same_gpus_reset_is_a_note() -> None:
         "nvidia_smi_r_refused_in_use_then_pm0_same_gpu_successfully_reset_exit0_nvsentinel1690.txt"
     )
     assert ev.failures == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith(
         "log: nvidia-smi -r could not reset GPU 00000000:1A:00.0: In use by another client"
     )
@@ -187,7 +185,7 @@ def test_a_refused_gpu_reset_then_the_same_gpus_reset_is_a_note() -> None:
         "; exit status 255; a later nvidia-smi -r reset it (line 13: 'GPU 00000000:1A:00.0 was "
         "successfully reset.')"
     )
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
     # (the next command's exit status is not the refusal's; set 573's refusal alone still warns)
     text = (
         "The following GPUs could not be reset:\n"
@@ -208,7 +206,7 @@ def test_a_refused_gpu_reset_then_the_same_gpus_reset_is_a_note() -> None:
     )
     (fail,) = ev.failures
     assert fail["exit_code"] == 255
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_a_device_plugin_that_registered_its_gpus_after_a_restart_is_a_note() -> None:
@@ -220,8 +218,8 @@ def test_a_device_plugin_that_registered_its_gpus_after_a_restart_is_a_note() ->
         "log: an earlier run of the NVIDIA device plugin found no GPU to serve ('No devices "
         "found. Waiting indefinitely.'); a later run registered nvidia.com/gpu with kubelet "
         "(line 16): it serves the GPUs"
-    ) in _said(ev)
-    assert _verdict(ev) == "READY"
+    ) in heldout.said(ev)
+    assert heldout.rules_verdict(ev) == "READY"
     # (control: set 573's plugin that found none and registered nothing)
     ev = load_paths(
         [
@@ -241,9 +239,9 @@ def test_an_npu_at_half_its_peers_computing_power_is_a_warning() -> None:
         "device 5: 131.072 TFLOPS@FP16, 50% of the run's median 262.144 over its 8 devices (3072 "
         "ms for the same 192,000,000 executions)"
     )
-    assert _found(ev, "hccl")["evidence-npu-compute-low"].severity == "warning"
-    assert _verdict(ev, "hccl") == "READY WITH WARNINGS"
-    assert len([s for s in _said(ev) if s.endswith("in line with its peers")]) == 7
+    assert heldout.found(ev, "hccl")["evidence-npu-compute-low"].severity == "warning"
+    assert heldout.rules_verdict(ev, "hccl") == "READY WITH WARNINGS"
+    assert len([s for s in heldout.said(ev) if s.endswith("in line with its peers")]) == 7
     # (control: set 565's run of one device is weighed against nothing)
     ev = load_paths(
         [
@@ -252,7 +250,7 @@ def test_an_npu_at_half_its_peers_computing_power_is_a_warning() -> None:
         ]
     )
     assert not [f for f in ev.failures if f["kind"] == "npu_compute_low"]
-    assert [s for s in _said(ev) if s.endswith("figures with no health in them, not judged")]
+    assert [s for s in heldout.said(ev) if s.endswith("figures with no health in them, not judged")]
 
 
 def test_nvvs_logs_test_result_2_is_the_tests_fail_with_its_plugins_error() -> None:
@@ -264,9 +262,9 @@ def test_nvvs_logs_test_result_2_is_the_tests_fail_with_its_plugins_error() -> N
         "failed; its plugin's error: Incompatible CUDA compute capability major version: 12 "
         "(line 3)"
     )
-    (note,) = [s for s in _said(ev) if s.startswith("log: DCGM's diagnostic (NVVS")]
+    (note,) = [s for s in heldout.said(ev) if s.startswith("log: DCGM's diagnostic (NVVS")]
     assert note.endswith("; test result(s): pulse_test FAIL (line 6)")
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
     # (control: set 573's NVVS log of its package configuration, no test result in it)
     ev = load_paths(
         [
@@ -276,7 +274,7 @@ def test_nvvs_logs_test_result_2_is_the_tests_fail_with_its_plugins_error() -> N
     )
     (fail,) = ev.failures
     assert fail["exception_type"].startswith("NVVS could not read the diag configuration")
-    (note,) = [s for s in _said(ev) if s.startswith("log: DCGM's diagnostic (NVVS")]
+    (note,) = [s for s in heldout.said(ev) if s.startswith("log: DCGM's diagnostic (NVVS")]
     assert note.endswith("; no diagnostic result in these lines")
 
 
@@ -291,7 +289,7 @@ def test_torchruns_root_cause_quote_of_a_failed_call_is_no_third_process() -> No
         (6, "[Proxy Service 2] Failed to execute operation Connect from rank 2, retcode 3"),
         (15, None),
     ]
-    assert _found(ev)["evidence-nccl-call-failed"].message.startswith(
+    assert heldout.found(ev)["evidence-nccl-call-failed"].message.startswith(
         "2 NCCL call(s) returned an error"
     )
     # (control: set 570's interleaved processes, no summary: four failures, as before)
@@ -313,7 +311,7 @@ def test_mindclusters_documented_eight_columns_are_read_as_its_check_reads_them(
     # (its six samples at 800 hold two with aicore_rate 0, which NPUChecker drops before it
     # counts four in a row: 2 and 2 busy ones, no reduction by its check)
     assert ev.failures == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert (
         "; rated_freq 1000; 2 sample(s) under its rated_freq 1000 (the CSV's own column) with "
         in note

@@ -10,10 +10,8 @@ import time
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers import lspci, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review44"
 
@@ -25,7 +23,7 @@ def _load(name: str) -> EvidenceFacts:
 def test_a_halmemalloc_warning_behind_greps_bare_file_name_is_no_failure() -> None:
     ev = _load("cann_plog_halMemAlloc_hugepage_WARNING_fallback_grep_r_no_line_numbers.log")
     assert not ev.failures
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
     # (the same refusal as an ERROR line behind the same prefix is still the process's failure)
     text = (REVIEW / ev.files[0].path).read_text().replace("[WARNING]", "[ERROR]", 1)
     failed = load_text(text, "plog.log").failures
@@ -48,8 +46,8 @@ def test_a_gpu_fallen_off_the_bus_behind_an_x0_root_port_is_no_empty_slot() -> N
     assert (
         "no link trained (x0), though the copy lists 04:00.0 behind it" in narrow["exception_type"]
     )
-    assert not [m for _, m in _notes(ev) if "an empty slot" in m and "00:02.0" in m]
-    assert _verdict(ev) == "NOT READY"
+    assert not [m for _, m in heldout.notes(ev) if "an empty slot" in m and "00:02.0" in m]
+    assert heldout.rules_verdict(ev) == "NOT READY"
     # (lspci -v's heading puts the programming interface after the revision)
     (gpu,) = lspci.parse_list(
         "04:00.0 3D controller: NVIDIA Corporation GP100GL [Tesla P100 PCIe 12GB] (rev ff) "
@@ -63,8 +61,8 @@ def test_one_skipped_fp16_step_with_a_finite_falling_loss_is_no_divergence() -> 
         "megatron_gpt2_fp16_one_nan_iteration_skipped_at_300_loss_finite_and_falling_after_healthy.log"
     )
     assert not ev.failures
-    assert _verdict(ev) == "READY"
-    (note,) = [m for m in _said(ev) if "loss lines" in m]
+    assert heldout.rules_verdict(ev) == "READY"
+    (note,) = [m for m in heldout.said(ev) if "loss lines" in m]
     assert note.endswith("to iteration 500 of 5000 (loss 7.215907E+00); no error in them")
     # a printed NaN the loop trained past is none either; one that stays to the end is, from
     # its first line of the NaNs that end the log
@@ -85,8 +83,8 @@ def test_a_lightning_log_without_rank_0_is_not_warned_for_ending_at_its_init() -
         "lightning_2node_ddp_node1_log_ranks2_3_only_healthy_rank0_prints_registered_elsewhere.log"
     )
     assert not ev.failures
-    assert _verdict(ev) == "READY"
-    (note,) = _said(ev)
+    assert heldout.rules_verdict(ev) == "READY"
+    (note,) = heldout.said(ev)
     assert "rank 0 is not in this log" in note
 
 
@@ -100,8 +98,8 @@ def test_a_root_port_is_judged_where_the_copy_lacks_its_gpus_link_lines() -> Non
         said
         == "PCIe link 8GT/s x8 against its 8GT/s x16 capability: fewer lanes than the device has"
     )
-    assert not [m for _, m in _notes(ev) if "whose own link lines judge it" in m]
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert not [m for _, m in heldout.notes(ev) if "whose own link lines judge it" in m]
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
     (link,) = lspci.parse((REVIEW / ev.files[0].path).read_text())
     assert (link.below, link.listed_below) == (None, "04:00.0")
 
@@ -115,8 +113,8 @@ def test_two_hosts_under_dshbak_headers_are_compared_each_on_its_own() -> None:
         ("gpu-b07", "mlx5_1", 100),
     ]
     assert not [p for p in ev.hca_ports if p.get("sibling_rate_gbps")]
-    assert "evidence-hca-rate-below-siblings" not in _found(ev)
-    assert _verdict(ev) == "READY"
+    assert "evidence-hca-rate-below-siblings" not in heldout.found(ev)
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_a_host_without_an_active_port_is_found_beside_another_hosts_listing() -> None:
@@ -129,7 +127,7 @@ def test_a_host_without_an_active_port_is_found_beside_another_hosts_listing() -
         ("gpu-b07", True),
         ("gpu-b07", True),
     ]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
     # two hosts' listings pasted with nothing naming them: each a listing of its own, where a
     # device the first listed is listed again
     block = (

@@ -7,10 +7,8 @@ input (tests/data/review45, described in tests/data/SOURCES.md)."""
 from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _verdict
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review45"
 
@@ -32,8 +30,8 @@ def test_one_device_plugin_pods_registration_leaves_another_pods_no_devices() ->
         (gone,) = ev.failures
         assert (gone["kind"], gone["line"], gone["host"]) == ("device_not_offered", line, None)
         assert gone["exception_type"].startswith(f"the NVIDIA device plugin{pod} found no GPU")
-        assert _verdict(ev) == "READY WITH WARNINGS"
-        assert not [m for m in _said(ev) if "a later run registered" in m]
+        assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
+        assert not [m for m in heldout.said(ev) if "a later run registered" in m]
 
 
 def test_another_hosts_reset_of_the_same_bus_address_leaves_the_refusal() -> None:
@@ -41,8 +39,8 @@ def test_another_hosts_reset_of_the_same_bus_address_leaves_the_refusal() -> Non
     (refused,) = ev.failures
     assert (refused["kind"], refused["line"], refused["host"]) == ("gpu_driver_error", 3, "gpu-01")
     assert refused["exception_type"].endswith("exit status 255: the GPU was not reset")
-    assert not [m for m in _said(ev) if "a later nvidia-smi -r reset it" in m]
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert not [m for m in heldout.said(ev) if "a later nvidia-smi -r reset it" in m]
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_a_second_iperf3_clients_time_out_is_its_own_server_not_the_measured_one() -> None:
@@ -57,22 +55,22 @@ def test_a_second_iperf3_clients_time_out_is_its_own_server_not_the_measured_one
     assert (failed["kind"], failed["line"]) == ("iperf_unreached", 14)
     assert "140.112.30.190" in failed["exception_type"]
     assert "140.112.30.186" not in failed["exception_type"]
-    (measured,) = [m for m in _said(ev) if "140.112.30.186" in m]
+    (measured,) = [m for m in heldout.said(ev) if "140.112.30.186" in m]
     assert "receiver 403 Mbit/s" in measured
-    found = _found(ev)
+    found = heldout.found(ev)
     (item,) = found["evidence-iperf3-unreached"].items  # type: ignore[attr-defined]
     assert "140.112.30.190" in item and "140.112.30.186" not in item
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_ibstat_of_one_named_device_is_no_host_without_rdma() -> None:
     ev = _load("ibstat_named_device_mlx5_2_only_dgx_host_one_port_down_polling.txt")
     (port,) = ev.hca_ports
     assert (port["ca"], port["host"], port["all_down"]) == ("mlx5_2", "dgx-a100-07", None)
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-hca-host-all-ports-down" not in found
     assert "evidence-hca-port-not-active" in found
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_one_hca_listed_again_after_a_reseat_is_one_host_judged_by_its_last_listing() -> None:
@@ -83,8 +81,8 @@ def test_one_hca_listed_again_after_a_reseat_is_one_host_judged_by_its_last_list
         (38, 1, None),
         (48, 2, None),
     ]
-    assert "evidence-hca-host-all-ports-down" not in _found(ev)
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert "evidence-hca-host-all-ports-down" not in heldout.found(ev)
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_two_engine_cores_relays_are_not_put_on_one_worker() -> None:
@@ -101,7 +99,7 @@ def test_two_engine_cores_relays_are_not_put_on_one_worker() -> None:
     assert core["exception_type"].endswith(
         "; the worker whose failure it relays is not in the copy)"
     )
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_gpus_of_three_models_that_cannot_access_each_other_are_no_fault() -> None:
@@ -110,9 +108,9 @@ def test_gpus_of_three_models_that_cannot_access_each_other_are_no_fault() -> No
     )
     (run,) = ev.gpu_copy
     assert run["no_peer_access"] is False
-    (mix,) = [m for m in _said(ev) if "no two of its GPUs are one model" in m]
+    (mix,) = [m for m in heldout.said(ev) if "no two of its GPUs are one model" in m]
     assert "(NVIDIA GeForce RTX 4090, NVIDIA GeForce RTX 5090, NVIDIA RTX A6000)" in mix
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
     # (two of one model among them that cannot reach each other still are)
     text = (REVIEW / ev.files[0].path).read_text().replace("RTX 5090", "RTX 4090")
     assert load_text(text, "p2p.txt").gpu_copy[0]["no_peer_access"] is True

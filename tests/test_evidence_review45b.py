@@ -10,9 +10,8 @@ import time
 from advisor.evidence import load
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _verdict
-from tests.test_parsers_heldout_set453 import _said
 
 REVIEW = DATA / "review45"
 
@@ -31,7 +30,7 @@ def test_horovods_torch_tensor_names_say_their_collective_and_the_deadlock() -> 
         "the ranks are in different collectives (broadcast vs allreduce), each waiting for the "
         "others: a deadlock" in hung["exception_type"]
     )
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
     # (horovod.torch and horovod.mxnet name a tensor "<op>.<name>", an unnamed one
     # "<op>.noname.<handle>"; TensorFlow's "Horovod<Op>_<name>" as before; a parameter whose
     # own name holds an op's word names no collective)
@@ -69,7 +68,7 @@ def test_an_xla_out_of_memory_wrapped_mid_word_is_the_devices_oom() -> None:
     assert oom["exception_type"] == (
         "tried to allocate 5520758552 B (5.14 GiB) on replica 0: the device's memory ran out"
     )
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
     # a wrap anywhere in the message, in a word, at a space or in the number, reads the same size
     line = (
         "2019-06-13 01:17:08.886805: E external/org_tensorflow/tensorflow/compiler/xla/python/"
@@ -91,8 +90,8 @@ def test_a_loss_scale_that_a_later_overflow_shows_raised_is_a_note() -> None:
         "hf_trainer_deepspeed_fp16_scale_64_to_2_at_382_then_back_up_256_overflow_at_1183_loss_falling_alpaca534_window100.log"
     )
     assert not ev.failures
-    assert _verdict(ev) == "READY"
-    (note,) = [m for m in _said(ev) if "loss scaler" in m]
+    assert heldout.rules_verdict(ev) == "READY"
+    (note,) = [m for m in heldout.said(ev) if "loss scaler" in m]
     assert note == (
         "log: DeepSpeed's fp16 loss scaler: 7 fp16 overflow(s) skipped their step on rank 0, the "
         "loss scale falling from 64 to 2, then back up to 256 by line 22 (the scaler raises it "
@@ -126,8 +125,8 @@ def test_a_megatron_log_that_ends_at_a_skipped_nan_iteration_with_a_finite_loss_
         "megatron_gpt2_fp16_one_skipped_nan_iteration_at_300_loss_finite_log_tail_ends_there.log"
     )
     assert not ev.failures
-    assert _verdict(ev) == "READY"
-    (note,) = [m for m in _said(ev) if "loss lines" in m]
+    assert heldout.rules_verdict(ev) == "READY"
+    (note,) = [m for m in heldout.said(ev) if "loss lines" in m]
     assert note.endswith("to iteration 300 of 5000 (loss 7.912044E+00); no error in them")
     # (a printed NaN at the end is still the run diverged)
     nan = (REVIEW / ev.files[0].path).read_text().replace("7.912044E+00", "NAN")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from advisor.evidence.load import load_paths
 from advisor.parsers import ethtool, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
 
 REVIEW = DATA / "review46"
 HELDOUT = DATA / "evidence_heldout_64"
@@ -28,7 +28,7 @@ def test_a_fabric_manager_started_after_an_inactive_status_is_running() -> None:
         ]
     )
     assert not [e for e in ev.failures if e["kind"] == "fabric_manager_failed"]
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_an_inactive_fabric_manager_beside_a30_cards_is_not_a_failure() -> None:
@@ -38,7 +38,7 @@ def test_an_inactive_fabric_manager_beside_a30_cards_is_not_a_failure() -> None:
     assert not [e for e in ev.failures if e["kind"] == "fabric_manager_failed"]
     (unneeded,) = [e for e in ev.failures if e["kind"] == "fabric_manager_unneeded"]
     assert "NVIDIA A30" in unneeded["exception_type"]
-    assert _verdict(ev) != "NOT READY"
+    assert heldout.rules_verdict(ev) != "NOT READY"
 
 
 def test_ethtool_module_power_lines_are_linear_beside_a_long_run_of_blanks() -> None:
@@ -65,7 +65,7 @@ def test_an_mlxconfig_set_a_firmware_reset_loaded_is_not_pending() -> None:
         [REVIEW / "mlxconfig_set_then_mlxfwreset_then_query_e_current_equals_new_connectx6.txt"]
     )
     assert not [e for e in ev.failures if e["kind"] == "firmware_config_pending"]
-    notes = [m for _, m in _notes(ev)]
+    notes = [m for _, m in heldout.notes(ev)]
     assert any(
         "BOOT_VLAN 1 → 0, BOOT_UNDI_NETWORK_WAIT 0 → 30 applied and running since" in m
         and "firmware reset at line 29" in m
@@ -73,7 +73,7 @@ def test_an_mlxconfig_set_a_firmware_reset_loaded_is_not_pending() -> None:
         for m in notes
     )
     assert not any("loaded at the next reboot" in m for m in notes)
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_an_mlxconfig_query_e_alone_shows_a_set_running() -> None:
@@ -102,7 +102,7 @@ def test_the_real_mlxconfig_set_sample_is_still_pending_a_reboot() -> None:
     pending = [e for e in ev.failures if e["kind"] == "firmware_config_pending"]
     assert len(pending) == 2
     assert all("loaded at the next reboot" in e["exception_type"] for e in pending)
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 # --- 2. ethtool -m | grep dBm for two ports in one copy -----------------------------------------
@@ -117,7 +117,7 @@ def test_two_ports_grepd_power_lines_are_two_modules_each_by_its_thresholds() ->
     assert not any(ethtool.module_power_faults(m) for m in mods)
     ev = load_paths([REVIEW / name])
     assert not [e for e in ev.failures if "optical" in e["kind"]]
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_a_second_ports_low_rx_is_said_of_that_port() -> None:
@@ -126,7 +126,7 @@ def test_a_second_ports_low_rx_is_said_of_that_port() -> None:
     assert [m.iface for m in mods] == ["swp1", "swp2"]
     ((level, power, said),) = [f for m in mods for f in ethtool.module_power_faults(m)]
     assert (level, power.line) == ("alarm", 14) and "0.0200 mW" in said
-    assert _verdict(load_paths([REVIEW / name])) == "NOT READY"
+    assert heldout.rules_verdict(load_paths([REVIEW / name])) == "NOT READY"
     # no port names at all: the repeated Tx reading still starts the second module
     bare = "\n".join(t for t in (REVIEW / name).read_text().splitlines() if t.startswith("\t"))
     assert [(m.iface, m.line) for m in ethtool.parse_module(bare)] == [(None, 1), (None, 11)]
@@ -157,14 +157,14 @@ def test_the_latest_ibdiagnet_run_decides_and_the_earlier_is_a_note() -> None:
     assert [(e["code"], e["message"]) for e in checks] == [
         ("Warn", "ibdiagnet stage IPoIB Subnets Check")
     ]
-    notes = [m for _, m in _notes(ev)]
+    notes = [m for _, m in heldout.notes(ev)]
     assert any("stage summary: 8 stage(s), 0 error(s), 1 warning(s)" in m for m in notes)
     assert any(
         "an earlier ibdiagnet run, not judged" in m and "Link State Active Check: 1 error(s)" in m
         for m in notes
     )
     assert not any("16 stage(s)" in m for m in notes)
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_the_real_ibdiagnet_sample_is_one_run() -> None:
@@ -173,7 +173,7 @@ def test_the_real_ibdiagnet_sample_is_one_run() -> None:
     assert len(run.stages) == 8
     ev = load_paths([HELDOUT / name])
     assert [e["code"] for e in ev.failures if e["kind"] == "ibdiag_check"] == ["Warn"]
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 # --- 4. RendezvousClosedError, then a later launch that ran --------------------------------------
@@ -192,7 +192,7 @@ def test_a_later_launchs_workers_are_no_proof_the_closed_rendezvous_had_formed()
     assert failed["line"] == 27
     assert "RendezvousClosedError" in failed["exception_type"]
     assert not any("after the job had formed" in (e["exception_type"] or "") for e in ev.failures)
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_the_real_closed_rendezvous_sample_still_formed_within_its_launch() -> None:
@@ -213,7 +213,7 @@ def test_a_finite_loss_beside_a_nan_gradient_norm_is_no_diverged_job() -> None:
         ]
     )
     assert not [e for e in ev.failures if e["kind"] == "loss_diverged"]
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_a_nan_loss_or_a_zero_one_beside_a_nan_gradient_norm_still_diverged(tmp_path: Path) -> None:
@@ -240,4 +240,4 @@ def test_the_real_loss_0_grad_norm_nan_sample_still_diverged() -> None:
     )
     (diverged,) = ev.failures
     assert (diverged["kind"], diverged["line"]) == ("loss_diverged", 6)
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"

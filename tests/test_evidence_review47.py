@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_paths, load_text
 from advisor.parsers import ethtool, logs, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
 
 REVIEW = DATA / "review47"
 
@@ -26,9 +26,9 @@ def test_another_hosts_running_fabric_manager_does_not_clear_this_hosts_inactive
     (failed,) = [e for e in ev.failures if e["kind"] == "fabric_manager_failed"]
     assert failed["line"] == 4 and failed["host"] == "hgx-01"
     assert "inactive" in failed["exception_type"]
-    notes = [m for _, m in _notes(ev)]
+    notes = [m for _, m in heldout.notes(ev)]
     assert "log: the Fabric Manager service is active (running) on hgx-02" in notes
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_a_running_status_of_the_same_host_clears_its_inactive_one_over_ssh() -> None:
@@ -56,10 +56,10 @@ def test_a_reset_of_one_nic_leaves_the_others_set_pending_in_every_wording() -> 
         ev = load_paths([REVIEW / name])
         (pending,) = [e for e in ev.failures if e["kind"] == "firmware_config_pending"]
         assert "5e:00.0" in pending["exception_type"], name
-        notes = [m for _, m in _notes(ev)]
+        notes = [m for _, m in heldout.notes(ev)]
         assert any("3d:00.0" in m and "loaded by the firmware reset at line 44" in m for m in notes)
         assert not any("5e:00.0" in m and "firmware reset" in m for m in notes), name
-        assert _verdict(ev) == "READY WITH WARNINGS"
+        assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_mlxfwresets_device_lines_and_command_line_name_the_device() -> None:
@@ -97,10 +97,10 @@ def test_a_failing_rail_is_judged_beside_a_clean_run_on_another_port() -> None:
     ev = load_paths([REVIEW / name])
     (check,) = [e for e in ev.failures if e["kind"] == "ibdiag_check" and e["code"] == "Fail"]
     assert "port 1: Link State Active Check: 1 error(s)" in check["exception_type"]
-    notes = [m for _, m in _notes(ev)]
+    notes = [m for _, m in heldout.notes(ev)]
     assert not any("an earlier ibdiagnet run, not judged" in m for m in notes)
     assert any("(local port 2)" in m and "0 error(s)" in m for m in notes)
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_a_later_run_cut_before_its_summary_is_said_with_its_error_lines() -> None:
@@ -110,7 +110,7 @@ def test_a_later_run_cut_before_its_summary_is_said_with_its_error_lines() -> No
     assert cut["code"] == "Warn" and cut["line"] == 86
     assert "-E- link with logical state = INIT" in cut["exception_type"]
     assert "not judged" in cut["exception_type"]
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_the_review46_reruns_on_one_port_still_judge_the_last() -> None:
@@ -122,7 +122,7 @@ def test_the_review46_reruns_on_one_port_still_judge_the_last() -> None:
         ]
     )
     assert not [e for e in ev.failures if e["kind"] == "ibdiag_check" and e["code"] == "Fail"]
-    assert any("an earlier ibdiagnet run, not judged" in m for _, m in _notes(ev))
+    assert any("an earlier ibdiagnet run, not judged" in m for _, m in heldout.notes(ev))
 
 
 # --- 4. Trainer records in a row ending on NaN gradient norms -----------------------------------
@@ -140,7 +140,7 @@ def test_six_records_in_a_row_with_a_nan_gradient_norm_are_a_stalled_fp16_run() 
     said = diverged["exception_type"]
     assert "step 4040 of 13080" in said and "5 more record(s)" in said
     assert "the loss 1.821 to 6.9101" in said and "fp16 loss scaler skips" in said
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_two_nan_gradient_records_in_fp16_are_no_divergence_but_one_in_bf16_is() -> None:
@@ -172,7 +172,7 @@ def test_torchruns_omp_banner_opens_each_launch_where_no_command_line_is_kept() 
     (failed,) = [e for e in ev.failures if e["kind"] == "rendezvous_failure"]
     assert failed["line"] == 30 and "RendezvousClosedError" in failed["exception_type"]
     assert not any("after the job had formed" in (e["exception_type"] or "") for e in ev.failures)
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 # --- 6. a Fabric Manager version mismatch a later status shows mended ---------------------------
@@ -187,10 +187,10 @@ def test_a_version_mismatch_the_same_hosts_later_status_shows_running_is_cleared
         ]
     )
     assert not [e for e in ev.failures if e["kind"] == "fabric_manager_failed"]
-    notes = [m for _, m in _notes(ev)]
+    notes = [m for _, m in heldout.notes(ev)]
     assert any("530.30.02" in m and "a later status (line 10) shows" in m for m in notes)
     assert "log: the Fabric Manager service is active (running) on hgx-07" in notes
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_a_version_mismatch_after_a_running_status_still_fails() -> None:
@@ -218,7 +218,7 @@ def test_an_echoed_host_is_the_host_and_the_command_names_the_port() -> None:
     (alarm,) = [e for e in ev.failures if e["kind"] == "optical_power"]
     assert alarm["exception_type"].startswith("eth2 on gpu-node02: Receiver signal")
     assert not any(e["exception_type"].startswith("gpu-node02:") for e in ev.failures)
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_echoed_ports_of_a_loop_over_ports_are_still_the_ports() -> None:
@@ -228,10 +228,10 @@ def test_echoed_ports_of_a_loop_over_ports_are_still_the_ports() -> None:
             / "check_held_ethtool_m_three_ports_loop_middle_no_optic_qsfp28_channels_grep_dbm.txt"
         ]
     )
-    notes = [m for _, m in _notes(ev)]
+    notes = [m for _, m in heldout.notes(ev)]
     assert any(m.startswith("ethtool_module: ethtool -m swp13: ") for m in notes)
     assert any(m.startswith("ethtool_module: ethtool -m swp15: ") for m in notes)
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 # --- 9. the mlxconfig set's notes once a reset or a query shows it current ----------------------
@@ -247,7 +247,7 @@ def test_a_set_a_query_shows_current_is_read_whole_and_its_notes_agree() -> None
     ):
         ev = load_paths([path])
         assert ev.files[0].status == "read", path.name
-        notes = [m for _, m in _notes(ev)]
+        notes = [m for _, m in heldout.notes(ev)]
         assert any("running since" in m for m in notes)
         assert not any("loaded at the next reboot" in m for m in notes), path.name
     (note,) = [m for m in notes if "(2 setting(s) shown)" in m]
@@ -260,6 +260,6 @@ def test_a_set_a_query_shows_current_is_read_whole_and_its_notes_agree() -> None
     )
     assert any(
         m.endswith("applied, running since: the query at line 30 shows them current")
-        for _, m in _notes(ev)
+        for _, m in heldout.notes(ev)
     )
     assert not [e for e in ev.failures if e["kind"] == "firmware_config_pending"]

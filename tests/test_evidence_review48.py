@@ -12,9 +12,8 @@ import time
 
 from advisor.evidence.load import load_paths, load_text
 from advisor.parsers import iperf, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review48"
 
@@ -29,7 +28,7 @@ def test_a_later_successful_start_makes_the_failed_one_a_start_gone_past() -> No
     assert past["was"] == "service_start_failure" and past["line"] == 1
     (said,) = [e for e in ev.failures if e["kind"] == "run_success"]
     assert said["line"] == 6 and "[Start mindie server] [success]" in said["message"]
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_a_failed_start_after_a_successful_one_keeps_only_its_own_errors() -> None:
@@ -45,7 +44,7 @@ def test_a_failed_start_after_a_successful_one_keeps_only_its_own_errors() -> No
     (failed,) = [e for e in ev.failures if e["kind"] == "service_start_failure"]
     # (the listen failure was the earlier start's, which succeeded: not this one's cause)
     assert failed["line"] == 3 and "MIE04E02041C" not in (failed["exception_type"] or "")
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 # --- 6. a grep'd mstconfig query of two devices, and of two nodes under pdsh ------------------
@@ -55,9 +54,9 @@ def test_each_grep_d_devices_row_is_its_own_device() -> None:
     ev = load_paths([REVIEW / "mstconfig_q_grep_roce_control_two_ports_first_disabled.txt"])
     (off,) = [e for e in ev.failures if e["kind"] == "nic_roce_disabled"]
     assert off["line"] == 2 and off["exception_type"].startswith("4b:00.0 ")
-    notes = [m for _, m in _notes(ev)]
+    notes = [m for _, m in heldout.notes(ev)]
     assert any("4b:00.1 (its type not in the copy), 1 setting(s)" in m for m in notes)
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
     # the reversed order names the second device
     text = (
         "# mstconfig -d 4b:00.0 q | grep ROCE_CONTROL; mstconfig -d 4b:00.1 q | grep ROCE_CONTROL\n"
@@ -79,7 +78,7 @@ def test_each_pdsh_nodes_grep_d_row_is_that_nodes_device() -> None:
         ("node1", "4b:00.0", True),
         ("node2", "4b:00.0", False),
     ]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 # --- 7. one long line of JSON'd mlxconfig query commands ---------------------------------------
@@ -105,13 +104,13 @@ def test_a_cpu_clock_warning_over_a_full_rate_run_is_a_note() -> None:
     ).read_text()
     ibstat = "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tRate: 100\n\t\tLink layer: Ethernet\n"
     ev = load_text(f"$ ibstat mlx5_0\n{ibstat}{text}", "ib_write_bw.txt")
-    found = _found(ev, "nccl")
+    found = heldout.found(ev, "nccl")
     assert "evidence-rdma-perftest-cpu-clock" not in found
     assert found["evidence-rdma-perftest-cpu-clock-at-rate"].severity == "info"
     assert "of its port's 100.0 Gb/s" in str(
         found["evidence-rdma-perftest-cpu-clock-at-rate"].items
     )
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_a_cpu_clock_warning_over_a_low_bandwidth_stays_a_warning() -> None:
@@ -120,7 +119,7 @@ def test_a_cpu_clock_warning_over_a_low_bandwidth_stays_a_warning() -> None:
     ).read_text()
     assert " 92.40 " in text
     ev = load_text(text.replace(" 92.40 ", " 61.40 "), "ib_write_bw.txt")
-    assert _found(ev, "nccl")["evidence-rdma-perftest-cpu-clock"].severity == "warning"
+    assert heldout.found(ev, "nccl")["evidence-rdma-perftest-cpu-clock"].severity == "warning"
     assert rdma.line_rate_reached(92.4, 100) and not rdma.line_rate_reached(61.4, 100)
     assert rdma.line_rate_reached(39.2, 40) and not rdma.line_rate_reached(None, 100)
 
@@ -133,7 +132,7 @@ def test_a_second_run_from_step_0_is_not_the_first_runs_loss_running_away() -> N
         [REVIEW / "mindspore_two_runs_appended_mnist_then_msrun_sample_loss_healthy.log"]
     )
     assert not [e for e in ev.failures if e["kind"] == "loss_diverged"]
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
     # a run whose own loss runs away is still said: the second run's, past 100 times its lowest
     text = (
         REVIEW / "mindspore_two_runs_appended_mnist_then_msrun_sample_loss_healthy.log"
@@ -169,9 +168,9 @@ def test_a_package_dpkg_set_up_again_with_the_installers_success_is_configured()
     assert not [e for e in ev.failures if e["kind"] == "install_failed"]
     assert any(
         n == 2 and "set up again at line 8" in m and m.endswith("configured since")
-        for n, m in _notes(ev)
+        for n, m in heldout.notes(ev)
     )
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
     # cut after "Setting up": whether its script went through is not in the copy
     text = (
         REVIEW / "cann_toolkit_deb_postinst_error_then_dpkg_configure_rerun_install_success.txt"
@@ -187,7 +186,7 @@ def test_each_nodes_cann_install_is_judged_on_its_own() -> None:
     ev = load_paths([REVIEW / "cann_toolkit_run_install_pdsh_node01_no_python_node02_success.log"])
     (failed,) = [e for e in ev.failures if e["kind"] == "install_failed"]
     assert failed["line"] == 4 and failed["host"] == "node01"
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
     ev = load_paths([REVIEW / "cann_toolkit_run_install_no_python_pdsh_two_nodes.log"])
     failed = [e for e in ev.failures if e["kind"] == "install_failed"]
     assert [(e["line"], e["host"]) for e in failed] == [(4, "node01"), (5, "node02")]
@@ -201,7 +200,7 @@ def test_an_abort_of_a_restarted_server_is_not_the_oom_gone_past() -> None:
     (oom,) = [e for e in ev.failures if e["kind"] == "device_oom"]
     assert oom["line"] == 4 and "went on" not in (oom["exception_type"] or "")
     assert "aborted" not in (oom["exception_type"] or "")
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 # --- 9. NCCL on sockets on one node, beside another run's two-node communicator -----------------
@@ -210,5 +209,5 @@ def test_an_abort_of_a_restarted_server_is_not_the_oom_gone_past() -> None:
 def test_another_runs_two_node_communicator_does_not_make_the_socket_run_span_nodes() -> None:
     ev = load_paths([REVIEW / "nccl_same_host_2node_ib_run_then_1node_socket_debug_run.log"])
     assert not [e for e in ev.failures if e["kind"] == "nccl_socket_network"]
-    assert any("no channel in the log crosses hosts" in m for _, m in _notes(ev))
-    assert _verdict(ev) == "READY"
+    assert any("no channel in the log crosses hosts" in m for _, m in heldout.notes(ev))
+    assert heldout.rules_verdict(ev) == "READY"

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers import ethtool, iperf, nvidia_smi, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review49"
 
@@ -28,8 +27,8 @@ IPERF3 = "iperf3_server_tcp_healthcheck_unable_to_receive_params_then_successful
 def test_a_servers_error_before_a_test_it_then_measured_is_a_note() -> None:
     ev = _load(IPERF3)
     assert ev.failures == []  # (no iperf_exchange_failed, no iperf_failed)
-    assert _verdict(ev) == "READY"
-    notes = dict(_notes(ev))
+    assert heldout.rules_verdict(ev) == "READY"
+    notes = dict(heldout.notes(ev))
     # the error names no peer: 10.0.0.2 is the next connection's, the measured test's
     assert "unable to receive parameters from client" in notes[4]
     assert "10.0.0.2" not in notes[4] and "nothing was measured" not in notes[4]
@@ -52,7 +51,7 @@ def test_a_servers_error_with_no_test_after_it_reads_as_before() -> None:
     )
     (fail,) = ev.failures
     assert (fail["kind"], fail["line"]) == ("iperf_exchange_failed", 2)
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
     # the same error before a test on a version that reads the cookie first (iperf3 3.18:
     # "unable to receive cookie at server"), then a test measured: a note
     text = (REVIEW / IPERF3).read_text()
@@ -73,10 +72,10 @@ def test_a_figure_with_no_port_rate_beside_it_keeps_the_cpu_clock_warning() -> N
     ev = _load(PERFTEST)
     (run,) = [p["perftest"] for p in ev.hca_ports if p["perftest"]]
     assert (run["bw_average_gbps"], run["at_line_rate_gbps"]) == (45.1, None)
-    found = _found(ev, "nccl")
+    found = heldout.found(ev, "nccl")
     assert found["evidence-rdma-perftest-cpu-clock"].severity == "warning"
     assert "evidence-rdma-perftest-cpu-clock-at-rate" not in found  # (no "of a 50 Gb/s link")
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
     # the DeepOps run it came from, alone, keeps the warning too: perftest prints no port rate
     deepops = load_paths(
         [
@@ -84,17 +83,17 @@ def test_a_figure_with_no_port_rate_beside_it_keeps_the_cpu_clock_warning() -> N
             "healthy.txt"
         ]
     )
-    assert _found(deepops, "nccl")["evidence-rdma-perftest-cpu-clock"].severity == "warning"
+    assert heldout.found(deepops, "nccl")["evidence-rdma-perftest-cpu-clock"].severity == "warning"
 
 
 def test_the_ports_rate_from_ibstat_decides_whether_the_figure_fills_it() -> None:
     text = (REVIEW / PERFTEST).read_text()
     # a 100G port at 45 Gb/s: half its rate, the warning stands
     ev = load_text(IBSTAT.format(rate=100) + text, "ib_write_bw.txt")
-    assert _found(ev, "nccl")["evidence-rdma-perftest-cpu-clock"].severity == "warning"
+    assert heldout.found(ev, "nccl")["evidence-rdma-perftest-cpu-clock"].severity == "warning"
     # a 50G port at 45 Gb/s: filled, a note
     ev = load_text(IBSTAT.format(rate=50) + text, "ib_write_bw.txt")
-    found = _found(ev, "nccl")
+    found = heldout.found(ev, "nccl")
     assert "evidence-rdma-perftest-cpu-clock" not in found
     assert "of its port's 50.0 Gb/s" in str(found["evidence-rdma-perftest-cpu-clock-at-rate"].items)
     assert rdma.line_rate_reached(45.1, 50) and not rdma.line_rate_reached(45.1, 100)
@@ -111,8 +110,8 @@ ETHTOOL = (
 def test_pfc_pauses_few_against_the_packets_received_are_a_note() -> None:
     ev = _load(ETHTOOL)
     assert ev.failures == []
-    assert _verdict(ev) == "READY"
-    (note,) = [m for _, m in _notes(ev)]
+    assert heldout.rules_verdict(ev) == "READY"
+    (note,) = [m for _, m in heldout.notes(ev)]
     assert "tx_pause_ctrl_phy 48213: pause frames sent since the driver started, 4.9e-07 a " in note
     assert "flow control at work" in note and "held back" not in note
     (block,) = ethtool.parse((REVIEW / ETHTOOL).read_text())
@@ -135,8 +134,8 @@ def test_pauses_with_no_packet_count_in_the_copy_read_as_before() -> None:
     pauses, pcie = ev.failures
     assert (pauses["kind"], pauses["line"], pcie["line"]) == ("nic_counters_warn", 6, 8)
     assert "the copy holds no count of the packets received" in pauses["exception_type"]
-    assert _verdict(ev) == "READY WITH WARNINGS"
-    found = _found(ev, "nccl")["evidence-nic-counters-warn"]
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
+    found = heldout.found(ev, "nccl")["evidence-nic-counters-warn"]
     assert "throughput is held back" not in found.message
 
 
@@ -144,7 +143,7 @@ def test_pauses_with_no_packet_count_in_the_copy_read_as_before() -> None:
 
 
 def _inventory(ev: EvidenceFacts) -> list[tuple[int, str]]:
-    return [(n, m) for n, m in _notes(ev) if "nvidia-smi -L" in m and "GPU(s)" in m]
+    return [(n, m) for n, m in heldout.notes(ev) if "nvidia-smi -L" in m and "GPU(s)" in m]
 
 
 def test_a_grep_keeping_every_gpus_line_is_the_hosts_count() -> None:
@@ -153,7 +152,7 @@ def test_a_grep_keeping_every_gpus_line_is_the_hosts_count() -> None:
     assert line == 2 and "8 GPU(s)" in note and "GPU 0, 1, 2, 3, 4, 5, 6, 7" in note
     assert "not the host's count" not in note and "GPUs the filter dropped" not in note
     assert "which keeps every GPU's line: MIG devices' lines, if any, may not be shown" in note
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
     # other greps that keep every line, or every GPU's; one naming a model keeps its own
     listing = (REVIEW / "nvidia_smi_L_grep_uuid_prefix_all_8_gpus_kept.txt").read_text()
     for grep, said in (
@@ -226,7 +225,7 @@ def test_interleaved_pdsh_rows_are_one_device_a_node() -> None:
         ("node1", "4b:00.0", ["LINK_TYPE_P1", "ROCE_CONTROL"], True),
         ("node2", "4b:00.0", ["LINK_TYPE_P1", "ROCE_CONTROL"], False),
     ]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_a_nodes_setting_seen_again_is_its_next_device() -> None:

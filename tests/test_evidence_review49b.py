@@ -11,9 +11,8 @@ import time
 
 from advisor.evidence.load import load_paths, load_text
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review49"
 REVIEW48 = DATA / "review48"
@@ -29,10 +28,10 @@ def test_another_nodes_successful_start_leaves_this_nodes_failed_start() -> None
     assert "MIE04E02041C" in failed["exception_type"] and "MIE04E02011C" in failed["exception_type"]
     # (node2's "[success]" is node2's server: nothing of node1's went past)
     assert not [e for e in ev.failures if e["kind"] in ("gone_past", "run_success")]
-    assert "evidence-run-gone-past" not in _found(ev)
-    (item,) = _found(ev)["evidence-service-start-failed"].items
+    assert "evidence-run-gone-past" not in heldout.found(ev)
+    (item,) = heldout.found(ev)["evidence-service-start-failed"].items
     assert item.startswith("node1: the MindIE server did not start")
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_a_restart_on_the_same_node_and_in_another_tail_file_are_told_apart() -> None:
@@ -64,7 +63,7 @@ def test_the_restart_in_one_log_still_reads_as_a_start_gone_past() -> None:
     ev = load_paths([REVIEW48 / "mindie_listen_fail_then_restart_success.log"])
     (past,) = [e for e in ev.failures if e["kind"] == "gone_past"]
     assert past["was"] == "service_start_failure" and past["line"] == 1
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 # --- 4. a step counter that restarts each epoch, with no epoch field read -----------------------
@@ -80,11 +79,11 @@ def test_a_loss_running_away_across_epochs_of_a_restarting_step_count_is_said() 
         "the loss ran away: from 0.4000 at step 9 to 48.2000 at step 0 and 110.4000 at step 9, "
         "the last step logged (276 times its lowest)"
     )
-    (note,) = [m for _, m in _notes(ev) if "training loop" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "training loop" in m]
     # (30 steps, three epochs of 10: not "several processes print each step")
     assert "30 step(s) logged" in note and "several processes" not in note
     assert "no error in them" not in note
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_a_restarting_tqdm_bar_and_a_rerun_after_a_prompt_are_read_apart() -> None:
@@ -111,7 +110,7 @@ def test_two_appended_runs_with_epochs_still_read_as_two_healthy_runs() -> None:
         [REVIEW48 / "mindspore_two_runs_appended_mnist_then_msrun_sample_loss_healthy.log"]
     )
     assert not [e for e in ev.failures if e["kind"] == "loss_diverged"]
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
     titan = load_paths(
         [
             DATA
@@ -133,12 +132,12 @@ def test_a_diverged_run_before_a_healthy_rerun_is_a_note_not_the_last_step() -> 
         ]
     )
     assert not [e for e in ev.failures if e["kind"] == "loss_diverged"]
-    (note,) = [m for _, m in _notes(ev) if "training loop" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "training loop" in m]
     assert "a run before the last diverged from line 7 on (the loss ran away: from 0.3" in note
     assert "133.9 at epoch 1 step 10, that run's last step" in note
     assert "the last step logged" not in note
     assert "to epoch 1 step 10 (loss 0.15)" in note and "no error in the last run" in note
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_a_rerun_that_runs_away_too_is_the_one_said() -> None:
@@ -198,7 +197,7 @@ def test_the_cann_configure_rerun_still_reads_as_configured_since() -> None:
         [REVIEW48 / "cann_toolkit_deb_postinst_error_then_dpkg_configure_rerun_install_success.txt"]
     )
     assert not [e for e in ev.failures if e["kind"] == "install_failed"]
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 # --- 7. MindSpore's DEVICE line relaying the runtime's retcode 507011 ---------------------------
@@ -216,12 +215,12 @@ def test_mindsporess_task_fail_line_is_the_runtimes_failure_on_device_0() -> Non
         "(ACL_ERROR_RT_MODEL_EXECUTE), as MindSpore's DEVICE log line relays it"
     )
     assert "not CANN's" not in err["exception_type"]
-    found = _found(ev, "hccl")["evidence-hccl-plog-error"]
+    found = heldout.found(ev, "hccl")["evidence-hccl-plog-error"]
     assert "1 CANN error report(s)" in found.message and "of MindSpore" not in found.message
-    (note,) = [m for _, m in _notes(ev) if "run_check" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "run_check" in m]
     assert "what failed after it is the CANN runtime's on the device" in note
     assert "what failed after it is MindSpore's" not in note
-    assert _verdict(ev, "hccl") == "NOT READY"
+    assert heldout.rules_verdict(ev, "hccl") == "NOT READY"
 
 
 def test_mindspores_relays_of_a_runtime_call_and_of_the_driver_are_theirs() -> None:
@@ -255,7 +254,7 @@ def test_the_faqs_whole_ez9999_block_still_reads_as_the_devices_exception() -> N
     )
     (exc,) = [e for e in ev.failures if e["kind"] == "npu_device_exception"]
     assert exc["device"] == 0 and "Aicore kernel execute failed" in exc["exception_type"]
-    assert _verdict(ev, "hccl") == "NOT READY"
+    assert heldout.rules_verdict(ev, "hccl") == "NOT READY"
 
 
 # --- 9. SGLang's CUDA error with no TP tag, or with PP after it ------------------------------
@@ -276,11 +275,11 @@ def test_sglangs_cuda_error_with_no_tag_or_tp_before_pp_is_a_cuda_error() -> Non
         (cuda,) = ev.failures
         assert (cuda["kind"], cuda["line"], cuda["exception_type"]) == ("cuda_error", 14, _ILLEGAL)
         assert cuda["worker"] == worker and cuda["rank"] is None
-        found = _found(ev)
+        found = heldout.found(ev)
         assert "evidence-python-exception" not in found
         (item,) = found["evidence-cuda-error"].items
         assert item.startswith(f"{worker}: '{_ILLEGAL}' (")
-        assert _verdict(ev) == "NOT READY"
+        assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_every_rank_sglangs_tag_names_is_the_workers() -> None:

@@ -11,10 +11,8 @@ import re
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers import npu_smi, simple_p2p
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items
 
 REVIEW = DATA / "review50"
 
@@ -30,10 +28,10 @@ NPU_GREP = "npu_smi_info_grep_0000_910b2_8_chip_rows_npu5_hbm_61234_held.txt"
 
 def test_a_grepped_chip_rows_held_hbm_is_judged_and_the_chip_named_by_its_bus_id() -> None:
     ev = _load(NPU_GREP)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-hbm-held", "warning")]
-    (item,) = _items(outcome, "evidence-npu-hbm-held")
+    assert heldout.above_info(outcome) == [("evidence-npu-hbm-held", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-hbm-held")
     assert item.startswith("the NPU chip at bus id 0000:02:00.0 (its NPU id, name and health")
     assert "HBM 61234 of 65536 MB (93.4 %)" in item and "line 7" in item
     assert "NPU None" not in item
@@ -53,7 +51,7 @@ def test_a_grepped_chip_rows_held_hbm_is_judged_and_the_chip_named_by_its_bus_id
     assert [c["hbm_used_pct"] for c in chips][4:6] == [5.2, 93.4]
     # the notes name each chip by its bus id, its index as its NPU's, and no longer say that
     # no chip's figures are judged
-    said = [m for _, m in _notes(ev)]
+    said = [m for _, m in heldout.notes(ev)]
     assert len(said) == 8
     assert "the chip at bus id 0000:02:00.0 (chip 0 of its NPU)" in said[5]
     assert (
@@ -68,7 +66,7 @@ def test_grepped_rows_keep_their_layouts_figures_apart() -> None:
     row_310p = "| 0       1                     | 0000:85:00.0    | 0            15000 / 21525 |\n"
     (chip,) = load_text(row_310p, "npu.txt").npu_chips
     assert (chip["device"], chip["memory_used_pct"], chip["hbm_used_pct"]) == (1, 69.7, None)
-    assert _imported(load_text(row_310p, "npu.txt"))[0] == "READY WITH WARNINGS"
+    assert heldout.imported(load_text(row_310p, "npu.txt"))[0] == "READY WITH WARNINGS"
     info = npu_smi.parse_info("| 0   | 0000:85:00.0 | 0   15000 / 21525 |\n")
     (row,) = info.rows_alone
     assert (row.memory_used_mb, row.hbm_used_mb, row.chip) == (None, None, 0)
@@ -79,7 +77,7 @@ def test_the_whole_table_the_rows_came_from_reads_as_before() -> None:
     ev = load_paths([DATA / "evidence_heldout_10" / "npu_smi_info_1.txt"])
     assert [c["npu"] for c in ev.npu_chips] == [0, 1, 2]
     assert all(c["health"] for c in ev.npu_chips)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- 4. nvidia-smi -q again after the held GPU's process ended --------------------------------
@@ -94,12 +92,12 @@ def test_a_later_q_of_the_same_gpus_is_their_state_and_the_held_gpu_is_free() ->
     assert all(g["line"] > 1461 for g in ev.gpus)
     held = [g for g in ev.gpus if g["bus_id"] == "00000000:0B:00.0"]
     assert [(g["memory_used_mib"], g.get("processes")) for g in held] == [(3, [])]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert "evidence-gpu-held-by-process" not in {f.rule_id for f in outcome.findings}
     # (the hung job's idle GPU 0, the original sample's reading, stands: the later record's)
-    assert _above_info(outcome) == [("evidence-gpu-idle-among-busy", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-gpu-idle-among-busy", "warning")]
     assert level == "READY WITH WARNINGS"
-    said = [m for _, m in _notes(ev)]
+    said = [m for _, m in heldout.notes(ev)]
     assert any(": 8 GPUs 00000000:07:00.0" in m for m in said)
     assert not any("16 GPUs" in m for m in said)
     assert any("nvidia-smi -q again (line 1470): 8 record(s) of GPUs the file" in m for m in said)
@@ -108,14 +106,14 @@ def test_a_later_q_of_the_same_gpus_is_their_state_and_the_held_gpu_is_free() ->
 def test_the_first_q_alone_still_warns_the_held_gpu_and_records_of_other_gpus_stay() -> None:
     text = (REVIEW / Q_AGAIN).read_text()
     first, _ = text.split("$ kill 280059")
-    _, outcome = _imported(load_text(first, "q.txt"))
+    _, outcome = heldout.imported(load_text(first, "q.txt"))
     assert "evidence-gpu-held-by-process" in {f.rule_id for f in outcome.findings}
     # a second host's -q (other UUIDs, the same bus ids: NVML's UUID is each GPU's own): 16
     # GPUs, none replaced
     other = re.sub(r"(GPU UUID\s+: GPU-)[0-9a-f]", r"\g<1>0", text.split("$ kill 280059")[1])
     two_hosts = load_text(first + "$ ssh gpu02 nvidia-smi -q" + other, "q.txt")
     assert len(two_hosts.gpus) == 16
-    assert not any("nvidia-smi -q again" in m for _, m in _notes(two_hosts))
+    assert not any("nvidia-smi -q again" in m for _, m in heldout.notes(two_hosts))
 
 
 def test_the_original_q_sample_reads_as_before() -> None:
@@ -126,9 +124,9 @@ def test_the_original_q_sample_reads_as_before() -> None:
         ]
     )
     assert len(ev.gpus) == 8
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert not any("nvidia-smi -q again" in m for _, m in _notes(ev))
+    assert not any("nvidia-smi -q again" in m for _, m in heldout.notes(ev))
 
 
 # --- 6. simpleP2P on two hosts through pdsh ----------------------------------------------------
@@ -143,12 +141,12 @@ def test_each_hosts_simplep2p_run_is_its_own_and_the_failing_host_is_named() -> 
     assert (failed["line"], failed["test"]) == (16, "simpleP2P on gpu02 GPU0<->GPU1")
     assert "(12 wrong value(s) printed); Test failed! (line 30)" in failed["message"]
     assert passing["failed"] == [] and passing["complete"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-gpu-copy-test-failed")
+    (item,) = heldout.items(outcome, "evidence-gpu-copy-test-failed")
     assert item.startswith("simpleP2P on gpu02 GPU0<->GPU1: Verification error @ element 0")
     assert "line 47" not in item
-    said = dict(_notes(ev))
+    said = dict(heldout.notes(ev))
     assert said[11] == "simple_p2p: simpleP2P on gpu02: cudaMemcpyPeer GPU0<->GPU1: 10.39 GB/s"
     assert said[40].endswith("simpleP2P on gpu01: cudaMemcpyPeer GPU0<->GPU1: 10.39 GB/s; Test "
                              "passed (line 47)")  # fmt: skip
@@ -182,7 +180,7 @@ def test_the_one_host_sample_reads_as_before() -> None:
     (run,) = ev.gpu_copy
     (failed,) = run["failed"]
     assert (failed["line"], failed["test"]) == (17, "simpleP2P GPU0<->GPU1")
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 # --- 10. nvidia-smi -L | head -n2, then a container's one-GPU listing --------------------------
@@ -192,7 +190,7 @@ L_DOCKER = "nvidia_smi_L_head_n2_of_8_then_docker_one_gpu_device5_listing.txt"
 
 def test_a_containers_listing_after_a_cut_one_keeps_the_cut_said() -> None:
     ev = _load(L_DOCKER)
-    ((line, note),) = [(n, m) for n, m in _notes(ev) if "GPU(s)" in m]
+    ((line, note),) = [(n, m) for n, m in heldout.notes(ev) if "GPU(s)" in m]
     assert line == 2
     assert "GPU 0, 1 (the listing at line 2); GPU 0 (the listing at line 5: GPUs the" in note
     assert (
@@ -202,13 +200,13 @@ def test_a_containers_listing_after_a_cut_one_keeps_the_cut_said() -> None:
     assert "('nvidia-smi -L | head -n2' keeps its first 2 lines)" in note
     assert note.endswith("so this is not the host's count")
     assert "GPU 0, 1, 0" not in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_cut_listing_before_a_whole_one_still_says_no_cut() -> None:
     # review 49's sample: the later listing holds the cut one's GPUs (their UUIDs) and more
     ev = load_paths([DATA / "review49" / "nvidia_smi_L_head_n2_then_full_listing_8_gpus.txt"])
-    (first, _) = [(n, m) for n, m in _notes(ev) if "nvidia-smi -L" in m]
+    (first, _) = [(n, m) for n, m in heldout.notes(ev) if "nvidia-smi -L" in m]
     assert first[1].endswith("GPU(s) (NVIDIA A100-SXM4-80GB): GPU 0, 1, 2, 3, 4, 5, 6, 7")
 
 
@@ -222,7 +220,7 @@ MIG_PENDING = (
 
 def test_a_pending_mig_enable_in_a_query_row_is_a_note() -> None:
     ev = _load(MIG_PENDING)
-    ((line, note),) = _notes(ev)
+    ((line, note),) = heldout.notes(ev)
     assert line == 8
     assert note == (
         "nvidia_smi_query_csv: nvidia-smi --query-gpu: MIG enable pending on GPU 2 "
@@ -231,16 +229,16 @@ def test_a_pending_mig_enable_in_a_query_row_is_a_note() -> None:
         "then the GPU runs without MIG; a mode change waiting, not a fault"
     )
     assert [(g["mig_mode"], g["mig_mode_pending"]) for g in ev.gpus][2] == ("Disabled", "Enabled")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # (GPU 0 runs in MIG mode: set 633's warning, the MIG User Guide's no P2P between MIG
     # instances; GPU 2's pending enable stays a note, not a second item)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-mig-mode")
+    assert heldout.above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-mig-mode")
     assert item.startswith("GPU 0: MIG mode Enabled")
     # a pending disable reads the other way round
     text = (REVIEW / MIG_PENDING).read_text().replace("Enabled, Enabled", "Enabled, Disabled")
-    notes = [m for _, m in _notes(load_text(text, "q.csv"))]
+    notes = [m for _, m in heldout.notes(load_text(text, "q.csv"))]
     assert any("MIG disable pending on GPU 0" in m and "with its MIG instances" in m for m in notes)
 
 
@@ -251,8 +249,8 @@ def test_the_query_sample_with_no_pending_change_reads_as_before() -> None:
             "4gpu_nvmm_prefixed_compute01.txt"
         ]
     )
-    assert len(ev.gpus) == 4 and _notes(ev) == []
+    assert len(ev.gpus) == 4 and heldout.notes(ev) == []
     # (GPU 0's MIG mode is set 633's warning; no pending change adds anything)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]

@@ -13,9 +13,8 @@ from pathlib import Path
 
 from advisor.evidence.load import load_paths, load_text
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review50"
 REVIEW49 = DATA / "review49"
@@ -38,9 +37,9 @@ def test_a_runaway_whose_epoch_opens_within_2x_of_the_first_loss_is_said() -> No
         "the loss ran away: from 0.4000 at step 9 to 61.5000 at step 1 and 110.4000 at step 9, "
         "the last step logged (276 times its lowest)"
     )
-    (note,) = [m for _, m in _notes(ev) if "training loop" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "training loop" in m]
     assert "no error in them" not in note
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_a_rerun_trains_again_from_its_start_and_the_original_still_runs_away() -> None:
@@ -82,9 +81,9 @@ def test_another_pods_successful_start_leaves_this_pods_failed_start() -> None:
     assert "MIE04E02041C" in failed["exception_type"] and "MIE04E02011C" in failed["exception_type"]
     # (pod 1's "[success]" is pod 1's server: nothing of pod 0's went past)
     assert not [e for e in ev.failures if e["kind"] in ("gone_past", "run_success")]
-    assert "evidence-run-gone-past" not in _found(ev)
-    assert "evidence-service-start-failed" in _found(ev)
-    assert _verdict(ev) == "NOT READY"
+    assert "evidence-run-gone-past" not in heldout.found(ev)
+    assert "evidence-service-start-failed" in heldout.found(ev)
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_one_pods_restart_and_pods_whose_prefixes_stay_are_told_apart() -> None:
@@ -113,7 +112,7 @@ def test_the_pdsh_sample_still_reads_as_node1s_failed_start() -> None:
     ev = load_paths([REVIEW49 / "mindie_pdsh_node1_start_fail_node2_start_success.log"])
     (failed,) = [e for e in ev.failures if e["kind"] == "service_start_failure"]
     assert failed["host"] == "node1"
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 # --- 5. a watchdog record wrapped inside the word of its rank tag ------------------------------
@@ -125,10 +124,10 @@ def test_a_watchdog_record_wrapped_inside_rank_names_rank_1() -> None:
     )
     (timeout,) = [f for f in ev.failures if f["kind"] == "watchdog_timeout"]
     assert (timeout["rank"], timeout["seq"], timeout["line"]) == (1, 1363596, 1)
-    (item,) = _found(ev)["evidence-watchdog-timeout"].items
+    (item,) = heldout.found(ev)["evidence-watchdog-timeout"].items
     assert item.startswith("Rank 1: broadcast (SeqNum 1363596, 5158880 elements)")
     assert "does not name" not in item
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_a_rank_tag_wrapped_at_any_column_reads_alike(tmp_path: Path) -> None:
@@ -163,11 +162,11 @@ def test_a_tune_experiment_stopped_by_its_user_is_no_failed_trial() -> None:
         [REVIEW / "ray_tune_ctrl_c_interrupted_two_pending_trials_did_not_complete_state_saved.log"]
     )
     assert not [e for e in ev.failures if e["kind"] == "trial_failed"]
-    assert "evidence-trial-failed" not in _found(ev)
-    (note,) = [m for _, m in _notes(ev) if "stopped by its user" in m]
+    assert "evidence-trial-failed" not in heldout.found(ev)
+    (note,) = [m for _, m in heldout.notes(ev) if "stopped by its user" in m]
     assert "(SIGINT, Ctrl+C; line 10) with 2 trial(s) not finished" in note
     assert "LightningTrainer_42993_00000, LightningTrainer_42993_00001" in note
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_a_stopped_experiment_with_a_trial_that_failed_still_fails() -> None:
@@ -197,7 +196,7 @@ def test_a_cut_list_of_incomplete_trials_still_reads_the_failed_trial() -> None:
     )
     # (the name cut inside, "TorchTrainer_96bfe_0", is no trial)
     assert "TorchTrainer_96bfe_0," not in trial["exception_type"]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_the_set_618_tune_sample_still_reads_its_one_trial() -> None:
@@ -206,7 +205,7 @@ def test_the_set_618_tune_sample_still_reads_its_one_trial() -> None:
     assert trial["exception_type"].startswith(
         "1 trial(s) did not complete (TorchTrainer_96bfe_00000)"
     )
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_a_long_cut_list_reads_in_linear_time() -> None:
@@ -230,9 +229,9 @@ def test_prefix_less_ring_lines_over_net_socket_warn_as_the_prefixed_ones() -> N
     (sock,) = [e for e in bare.failures if e["kind"] == "nccl_socket_network"]
     assert (sock["line"], sock["host"]) == (8, None)
     assert sock["exception_type"].startswith("NCCL sets its channels up over TCP sockets")
-    (item,) = _found(bare)["evidence-nccl-socket-network"].items
+    (item,) = heldout.found(bare)["evidence-nccl-socket-network"].items
     assert item.startswith("hosts the log does not name: NCCL sets its channels up over TCP")
-    assert _verdict(bare) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(bare) == "READY WITH WARNINGS"
     control = load_paths(
         [
             REVIEW
@@ -241,7 +240,7 @@ def test_prefix_less_ring_lines_over_net_socket_warn_as_the_prefixed_ones() -> N
     )
     hosts = [e["host"] for e in control.failures if e["kind"] == "nccl_socket_network"]
     assert hosts == ["node01", "node02"]
-    assert _verdict(control) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(control) == "READY WITH WARNINGS"
 
 
 def test_prefix_less_net_socket_with_shm_turned_off_is_no_crossing() -> None:
@@ -262,4 +261,4 @@ def test_the_set_617_ib_sample_still_reads_healthy() -> None:
         ]
     )
     assert ev.failures == []
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"

@@ -11,15 +11,13 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review51"
 HELDOUT = DATA / "evidence_heldout_67"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -40,20 +38,20 @@ def test_one_replay_counted_since_the_driver_loaded_is_a_warning_not_a_failed_gp
         (0, 1, 1),
         (2, 0, 0),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     # DCGM fails a GPU on one error *more* over its watch window; one read gives a total
-    assert _above_info(outcome) == [("evidence-nvlink-errors", "warning")]
-    (item,) = _items(outcome, "evidence-nvlink-errors")
+    assert heldout.above_info(outcome) == [("evidence-nvlink-errors", "warning")]
+    (item,) = heldout.items(outcome, "evidence-nvlink-errors")
     assert item.startswith("GPU 0 (Tesla V100-SXM2-32GB-LS): link 3 Replay Errors 1;")
     assert "evidence-nvlink-replay-errors" not in {f.rule_id for f in outcome.findings}
 
 
 def test_the_real_samples_thousands_of_replays_still_fail_the_gpus() -> None:
-    level, outcome = _imported(_load(NVLINK_2353, HELDOUT))
+    level, outcome = heldout.imported(_load(NVLINK_2353, HELDOUT))
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nvlink-replay-errors", "critical")]
-    first, second = _items(outcome, "evidence-nvlink-replay-errors")
+    assert heldout.above_info(outcome) == [("evidence-nvlink-replay-errors", "critical")]
+    first, second = heldout.items(outcome, "evidence-nvlink-replay-errors")
     assert first.startswith("GPU 0 (Tesla V100-SXM2-32GB-LS): link 3 Replay Errors 2353;")
     assert second.startswith("GPU 2 (Tesla V100-SXM2-32GB-LS): link 0 Replay Errors 148;")
 
@@ -65,13 +63,13 @@ def test_a_few_recovery_errors_in_dcgmis_or_smis_form_stay_a_warning(tmp_path: P
         "\t Link 0: Recovery Errors: {n}\n"
         "\t Link 0: CRC Errors: 0\n"
     )
-    level, outcome = _imported(_write(tmp_path, text.format(n=3)))
-    assert (level, _above_info(outcome)) == (
+    level, outcome = heldout.imported(_write(tmp_path, text.format(n=3)))
+    assert (level, heldout.above_info(outcome)) == (
         "READY WITH WARNINGS",
         [("evidence-nvlink-errors", "warning")],
     )
-    level, outcome = _imported(_write(tmp_path, text.format(n=100)))
-    assert (level, _above_info(outcome)) == (
+    level, outcome = heldout.imported(_write(tmp_path, text.format(n=100)))
+    assert (level, heldout.above_info(outcome)) == (
         "NOT READY",
         [("evidence-nvlink-replay-errors", "critical")],
     )
@@ -92,13 +90,13 @@ def test_an_ethernet_ports_autonegotiation_state_says_nothing_of_the_port_alone(
         (ca, "ETH_AN_FSM_ENABLE", None, 200.0)
         for ca in ("0000:05:00.0", "0000:05:00.1", "0001:05:00.0", "0001:05:00.1")
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert "evidence-hca-port-not-active" not in {f.rule_id for f in outcome.findings}
     # the same ports at LinkUp (the real sample) read as before
     linkup = _load(ROCE_LINKUP, HELDOUT)
     assert [(p["physical_state"], p["active"]) for p in linkup.hca_ports] == [("LinkUp", None)] * 4
-    assert _imported(linkup)[0] == level
+    assert heldout.imported(linkup)[0] == level
 
 
 def test_a_port_whose_logical_state_is_said_is_judged_by_it_and_an_ib_phy_down_still_is(
@@ -130,13 +128,13 @@ def test_a_grepped_section_of_the_gpu_i_asked_is_that_gpus_and_not_folded_into_a
     assert not any(g.get("fabric_state") for g in rows)
     (section,) = [g for g in ev.gpus if g.get("query") == "q"]
     assert (section["gpu"], section["line"], section["fabric_state"]) == (3, 10, "In Progress")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-gpu-fabric-not-registered")
+    (item,) = heldout.items(outcome, "evidence-gpu-fabric-not-registered")
     assert item.startswith("GPU 3: Fabric State In Progress Status N/A (")
     assert item.endswith(", line 10)")
     assert not any(
-        i.startswith("GPU 0") for i in _items(outcome, "evidence-gpu-fabric-not-registered")
+        i.startswith("GPU 0") for i in heldout.items(outcome, "evidence-gpu-fabric-not-registered")
     )
 
 
@@ -148,9 +146,9 @@ def test_the_real_samples_section_that_agrees_with_its_row_still_folds_into_it()
         (2, 5, "csv"),
         (3, 6, "csv"),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert len(_items(outcome, "evidence-gpu-fabric-not-registered")) == 4
+    assert len(heldout.items(outcome, "evidence-gpu-fabric-not-registered")) == 4
 
 
 # --- 8. lspci LnkSta per mlx5 device, pciutils before 3.7 (no "(ok)/(downgraded)") ------------
@@ -171,15 +169,15 @@ def test_an_unmarked_x4_nic_among_x16_siblings_is_said_narrow_against_them() -> 
         "PCIe link 16GT/s x4: fewer lanes than the other NICs of the listing (x16); no LnkCap "
         "or lspci (ok)/(downgraded) mark in the copy says its own width"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-pcie-link-narrow", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-pcie-link-narrow", "warning")]
     # the marked real sample reads as before: lspci's own mark
     marked = _load(LNKSTA, HELDOUT)
     assert [(f["line"], f["exception_type"]) for f in marked.failures] == [
         (2, "PCIe link 16GT/s x4: fewer lanes than the device has")
     ]
-    assert _imported(marked)[0] == level
+    assert heldout.imported(marked)[0] == level
 
 
 def test_unmarked_nics_split_evenly_or_alike_say_nothing_of_each_other(tmp_path: Path) -> None:
@@ -203,16 +201,16 @@ def test_pdsh_prefixed_chip_rows_are_read_per_host_and_the_held_chip_named_with_
     assert [c["host"] for c in chips] == ["node01"] * 8 + ["node02"] * 8
     held = [(c["host"], c["bus_id"], c["hbm_used_pct"]) for c in chips if c["hbm_used_pct"] > 50]
     assert held == [("node02", "0000:02:00.0", 93.4)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-hbm-held", "warning")]
-    (item,) = _items(outcome, "evidence-npu-hbm-held")
+    assert heldout.above_info(outcome) == [("evidence-npu-hbm-held", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-hbm-held")
     assert item.startswith("the NPU chip at bus id 0000:02:00.0 on node02 (its NPU id, name")
     assert "HBM 61234 of 65536 MB (93.4 %)" in item and "line 15" in item
-    assert not any("no form the advisor reads" in m for _, m in _notes(ev))
+    assert not any("no form the advisor reads" in m for _, m in heldout.notes(ev))
     # the unprefixed real sample reads as before, no host said
     plain = load_paths([NPU_GREP])
-    (item,) = _items(_imported(plain)[1], "evidence-npu-hbm-held")
+    (item,) = heldout.items(heldout.imported(plain)[1], "evidence-npu-hbm-held")
     assert item.startswith("the NPU chip at bus id 0000:02:00.0 (its NPU id, name and health")
     assert {c["host"] for c in plain.npu_chips} == {None}
 
@@ -224,10 +222,10 @@ L_TWO_HOSTS = "nvidia_smi_L_two_hosts_ssh_loop_gpu01_gpu02_each_2_gpus.txt"
 
 def test_a_second_hosts_listing_is_not_called_a_view_of_the_first_hosts_gpus() -> None:
     ev = _load(L_TWO_HOSTS)
-    ((line, note),) = [(n, m) for n, m in _notes(ev) if "GPU(s)" in m]
+    ((line, note),) = [(n, m) for n, m in heldout.notes(ev) if "GPU(s)" in m]
     assert line == 3
     assert "nvidia-smi -L: 4 GPU(s) (NVIDIA A100-SXM4-80GB): by their UUIDs, in" in note
     assert "GPU 0, 1 (the listing at line 3); GPU 0, 1 (the listing at line 6: GPUs the" in note
     assert "another listing, another host's (a loop over hosts) or a restricted view" in note
     assert "as a container's or a job's view of the host's GPUs numbers them" not in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"

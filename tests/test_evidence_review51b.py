@@ -8,8 +8,8 @@ traceback above the engine core's "Worker failed with error ''": each on its inp
 from __future__ import annotations
 
 from advisor.evidence.load import load_paths, load_text
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
 
 REVIEW = DATA / "review51"
 REVIEW50 = DATA / "review50"
@@ -28,8 +28,8 @@ def test_a_trial_in_error_before_the_users_stop_is_a_failed_trial() -> None:
         in failed["exception_type"]
     )
     assert "then the user stopped the run (SIGINT, Ctrl+C; line 10)" in failed["exception_type"]
-    assert not [m for _, m in _notes(ev) if "none failed in the copy" in m]
-    assert _verdict(ev) == "NOT READY"
+    assert not [m for _, m in heldout.notes(ev) if "none failed in the copy" in m]
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_review50s_stopped_run_with_its_trials_pending_is_still_a_note() -> None:
@@ -40,7 +40,7 @@ def test_review50s_stopped_run_with_its_trials_pending_is_still_a_note() -> None
         ]
     )
     assert not [e for e in ev.failures if e["kind"] == "trial_failed"]
-    assert [m for _, m in _notes(ev) if "stopped by its user" in m]
+    assert [m for _, m in heldout.notes(ev) if "stopped by its user" in m]
 
 
 # --- 2. a run stopped by its user, then another that raised TuneError ---------------------------
@@ -59,10 +59,10 @@ def test_a_later_run_that_raised_tune_error_is_not_the_earlier_runs_stop() -> No
         "2 trial(s) did not complete (LightningTrainer_7a1c0_00000, LightningTrainer_7a1c0_00001)"
     )
     assert "stopped" not in failed["exception_type"]
-    (note,) = [(n, m) for n, m in _notes(ev) if "stopped by its user" in m]
+    (note,) = [(n, m) for n, m in heldout.notes(ev) if "stopped by its user" in m]
     assert note[0] == 11 and "LightningTrainer_42993_00000" in note[1]
     assert "7a1c0" not in note[1]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 # --- 3. the logger's list cut, the TuneError's whole: one experiment ----------------------------
@@ -81,7 +81,7 @@ def test_a_cut_list_and_the_whole_one_after_it_are_one_experiment() -> None:
         "TorchTrainer_96bfe_00002); TorchTrainer_96bfe_00000 failed 1 time(s)"
     )
     assert "at least" not in failed["exception_type"]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_review50s_cut_list_and_the_real_table_still_read_as_before() -> None:
@@ -110,9 +110,9 @@ def test_a_worker_crash_after_a_keepalive_warning_is_not_the_rendezvous_lost() -
     kinds = {e["kind"] for e in ev.failures}
     assert "rendezvous_lost" not in kinds and "store_lost" not in kinds
     assert [e for e in ev.failures if "torch.OutOfMemoryError" in (e["message"] or "")]
-    (note,) = [m for n, m in _notes(ev) if n == 1 and "keep-alive" in m]
+    (note,) = [m for n, m in heldout.notes(ev) if n == 1 and "keep-alive" in m]
     assert "after a worker failed on its own (line 5)" in note
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_the_real_keepalive_then_sigterm_is_still_the_rendezvous_lost() -> None:
@@ -142,7 +142,7 @@ def test_the_workers_own_exception_above_is_the_root_cause() -> None:
         "AssertionError: (no message; raised by: assert param.shape == loaded_weight.shape)"
     )
     assert not [e for e in ev.failures if "Worker failed with error" in (e["message"] or "")]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_the_real_cut_copy_still_says_its_empty_error_and_no_traceback() -> None:
@@ -173,4 +173,4 @@ def test_pod_prefixes_kept_with_no_kubectl_command_still_tell_the_servers_apart(
     (failed,) = [e for e in ev.failures if e["kind"] == "service_start_failure"]
     assert failed["host"] == "mindie-server-0"
     assert not [e for e in ev.failures if e["kind"] == "gone_past"]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"

@@ -10,16 +10,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review52"
 REVIEW51 = DATA / "review51"
 HELDOUT = DATA / "evidence_heldout_68"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -37,7 +35,7 @@ LNKSTA_X4 = "lspci_lnksta_per_mlx5_loop_older_pciutils_no_ok_downgraded_marks_ml
 def test_narrower_nics_at_another_speed_are_another_model_noted_not_trained_short() -> None:
     ev = _load(LNKSTA_MIXED)
     assert not ev.failures
-    said = [(n, m) for n, m in _notes(ev) if "fewer lanes than the other NICs" in m]
+    said = [(n, m) for n, m in heldout.notes(ev) if "fewer lanes than the other NICs" in m]
     assert [n for n, _ in said] == [5, 6]
     assert said[0][1].endswith(
         "mlx5_4: PCIe link 16GT/s x8: fewer lanes than the other NICs of the listing (x16 at "
@@ -45,13 +43,13 @@ def test_narrower_nics_at_another_speed_are_another_model_noted_not_trained_shor
         "Gen5 x16 ones) at its full width; no LnkCap or lspci (ok)/(downgraded) mark in the copy "
         "says its own width (lspci -vv's LnkCap line does)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert "evidence-pcie-link-narrow" not in {f.rule_id for f in outcome.findings}
     # the review-51 variant it was made from (an x4 among x16 at one speed) reads as before
     x4 = _load(LNKSTA_X4, REVIEW51)
     assert [(f["line"], f["message"]) for f in x4.failures] == [(2, "mlx5_106")]
-    assert _imported(x4)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(x4)[0] == "READY WITH WARNINGS"
 
 
 def test_a_narrow_nic_at_its_siblings_speed_is_still_said_narrow_against_them(
@@ -69,7 +67,7 @@ def test_a_narrow_nic_at_its_siblings_speed_is_still_said_narrow_against_them(
     # x4 at 8 GT/s among 32 GT/s x16s: another model's or a link down in both; a note
     ev = _write(tmp_path, wide + row.format(n=6, s=8, w=4))
     assert not ev.failures
-    assert any("(x16 at 32GT/s), at another speed too" in m for _, m in _notes(ev))
+    assert any("(x16 at 32GT/s), at another speed too" in m for _, m in heldout.notes(ev))
 
 
 # --- 2. nvidia-smi -i 1 -q | grep Fabric, then -i 3 -------------------------------------------
@@ -82,16 +80,16 @@ def test_each_grepped_section_is_the_gpu_its_own_command_asked() -> None:
     ev = _load(FABRIC_TWO)
     sections = [(g["gpu"], g["line"], g["fabric_state"]) for g in ev.gpus if g["query"] == "q"]
     assert sections == [(1, 10, "Completed"), (3, 19, "In Progress")]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-gpu-fabric-not-registered")
+    (item,) = heldout.items(outcome, "evidence-gpu-fabric-not-registered")
     assert item.startswith("GPU 3: Fabric State In Progress Status N/A (")
     assert item.endswith(", line 19)")
     assert "GPU 1:" not in str(outcome.findings)
     # the review-51 variant with its one -i 3 section reads as before
     one = _load(FABRIC_I3, REVIEW51)
     assert [(g["gpu"], g["line"]) for g in one.gpus if g["query"] == "q"] == [(3, 10)]
-    (item,) = _items(_imported(one)[1], "evidence-gpu-fabric-not-registered")
+    (item,) = heldout.items(heldout.imported(one)[1], "evidence-gpu-fabric-not-registered")
     assert item.startswith("GPU 3: Fabric State In Progress Status N/A (")
 
 
@@ -156,10 +154,10 @@ def test_a_remote_access_error_after_the_measured_sizes_is_the_tests_set_up_a_wa
         381.41,
     )
     assert (run["failed_line"], run["sizes_mismatched"]) == (41, True)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-sizes-mismatched", "warning")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-sizes-mismatched")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-sizes-mismatched", "warning")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-sizes-mismatched")
     assert item.startswith(
         "mlx5_3 port 1 (Ethernet): RDMA_Write BW to 10.0.4.8: 381.41 Gb/s average at 65536 B, its "
         "last row (perftest's default size, the buffer of a server started without -a or -s), "
@@ -169,7 +167,7 @@ def test_a_remote_access_error_after_the_measured_sizes_is_the_tests_set_up_a_wa
     # the real sample it was made from (a doubled prompt) reads alike
     real = _load(PERFTEST_REAL, HELDOUT)
     assert real.hca_ports[0]["perftest"]["sizes_mismatched"] is True
-    assert _above_info(_imported(real)[1]) == _above_info(outcome)
+    assert heldout.above_info(heldout.imported(real)[1]) == heldout.above_info(outcome)
 
 
 def test_another_status_after_the_measured_sizes_is_still_the_test_stopped_mid_run(
@@ -179,9 +177,9 @@ def test_another_status_after_the_measured_sizes_is_still_the_test_stopped_mid_r
     # a retry-exceeded error (status 12): the path between the hosts, critical as before
     ev = _write(tmp_path, text.replace("Failed status 10:", "Failed status 12:"))
     assert ev.hca_ports[0]["perftest"]["sizes_mismatched"] is False
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-stopped-mid-run", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-stopped-mid-run", "critical")]
     # the same error before any row: no size passed to set the server's buffer apart from the
     # path, so it stays the run that broke off after its header, as before
     head, _, tail = text.partition(" 2          5000")
@@ -189,7 +187,9 @@ def test_another_status_after_the_measured_sizes_is_still_the_test_stopped_mid_r
     ev = _write(tmp_path, no_rows)
     run = ev.hca_ports[0]["perftest"]
     assert (run["rows"], run["sizes_mismatched"]) == ([], False)
-    assert _above_info(_imported(ev)[1]) == [("evidence-rdma-perftest-broke-off", "critical")]
+    assert heldout.above_info(heldout.imported(ev)[1]) == [
+        ("evidence-rdma-perftest-broke-off", "critical")
+    ]
 
 
 # --- 10. npu-smi info | grep 0000 under pdsh, hosts given by address ---------------------------
@@ -201,13 +201,13 @@ NPU_NAMED = "npu_smi_info_grep_0000_pdsh_two_nodes_node02_chip_0000_02_hbm_held.
 def test_pdsh_rows_of_hosts_given_by_address_keep_their_host() -> None:
     ev = _load(NPU_IP)
     assert [c["host"] for c in ev.npu_chips] == ["10.0.0.11"] * 8 + ["10.0.0.12"] * 8
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-hbm-held")
+    (item,) = heldout.items(outcome, "evidence-npu-hbm-held")
     assert item.startswith("the NPU chip at bus id 0000:02:00.0 on 10.0.0.12 (its NPU id, name")
     assert "HBM 61234 of 65536 MB (93.4 %)" in item and "line 15" in item
     # the review-51 variant with named hosts reads as before
     named = _load(NPU_NAMED, REVIEW51)
     assert [c["host"] for c in named.npu_chips] == ["node01"] * 8 + ["node02"] * 8
-    (item,) = _items(_imported(named)[1], "evidence-npu-hbm-held")
+    (item,) = heldout.items(heldout.imported(named)[1], "evidence-npu-hbm-held")
     assert item.startswith("the NPU chip at bus id 0000:02:00.0 on node02 (its NPU id, name")

@@ -12,8 +12,8 @@ import time
 
 from advisor.evidence.load import load_paths
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
 
 REVIEW = DATA / "review52"
 REVIEW51 = DATA / "review51"
@@ -34,9 +34,9 @@ def test_a_worker_failing_as_its_peer_went_away_leaves_the_rendezvous_lost() -> 
     assert lost["line"] == 1 and lost["host"] == "gpu-node-2"
     assert "its remote peer went away (line 5), the same loss" in lost["exception_type"]
     assert "pid 3494, SIGTERM (line 9)" in lost["exception_type"]
-    assert not [m for _, m in _notes(ev) if "failed on its own" in m]
+    assert not [m for _, m in heldout.notes(ev) if "failed on its own" in m]
     assert [e for e in ev.failures if e["code_name"] == "ncclRemoteError"]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_review51s_worker_oom_after_a_keepalive_warning_is_still_a_note() -> None:
@@ -47,7 +47,7 @@ def test_review51s_worker_oom_after_a_keepalive_warning_is_still_a_note() -> Non
         ]
     )
     assert not [e for e in ev.failures if e["kind"] in ("rendezvous_lost", "store_lost")]
-    (note,) = [m for n, m in _notes(ev) if n == 1 and "keep-alive" in m]
+    (note,) = [m for n, m in heldout.notes(ev) if n == 1 and "keep-alive" in m]
     assert "after a worker failed on its own (line 5)" in note
 
 
@@ -64,7 +64,7 @@ def test_another_local_victims_proxy_warn_is_not_the_process_that_went_away() ->
         "(Cuda failure 'out of memory'): likely the process that went away"
     ) in closed["exception_type"]
     assert "3063026" not in closed["exception_type"]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_the_real_nccl1235_copy_still_names_the_oom_process() -> None:
@@ -123,11 +123,11 @@ def test_a_restored_run_stopped_by_its_user_inherits_no_failure_of_the_first() -
     assert failed["line"] == 15
     assert "LightningTrainer_42993_00000 failed 1 time(s)" in failed["exception_type"]
     assert "the other trial(s)" not in failed["exception_type"]
-    (note,) = [(n, m) for n, m in _notes(ev) if "stopped by its user" in m]
+    (note,) = [(n, m) for n, m in heldout.notes(ev) if "stopped by its user" in m]
     assert note[0] == 21
     assert "a restored run of the experiment reported at line 15" in note[1]
     assert "none failed again in this run" in note[1]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_review51s_two_runs_still_read_as_before() -> None:
@@ -139,7 +139,7 @@ def test_review51s_two_runs_still_read_as_before() -> None:
     )
     (failed,) = [e for e in ev.failures if e["kind"] == "trial_failed"]
     assert failed["line"] == 17
-    (note,) = [m for _, m in _notes(ev) if "stopped by its user" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "stopped by its user" in m]
     assert "none failed in the copy" in note and "restored" not in note
     errored = load_paths(
         [REVIEW51 / "ray_tune_ctrl_c_status_table_trial00000_ERROR_then_interrupted.log"]
@@ -162,7 +162,7 @@ def test_another_ranks_line_between_last_error_and_its_text_is_skipped() -> None
     assert failed["rank"] == 52 and failed["code_name"] == "ncclInternalError"
     assert failed["exception_type"] == "Error : ring 0 does not loop back to start (48 != 52)"
     assert "group.barrier" not in failed["message"]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_the_real_nccl577_copy_still_reads_no_last_error() -> None:
@@ -189,13 +189,13 @@ def test_two_runs_start_up_searches_are_no_steady_state() -> None:
             / "deepspeed_fp16_overflow_two_runs_appended_same_startup_falls_65536_to_8192_not_steady_state.log"
         ]
     )
-    (note,) = [m for _, m in _notes(ev) if "loss scaler" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "loss scaler" in m]
     assert "2 DeepSpeed runs in the log" in note
     assert "the run from line 1: 3 fp16 overflow(s)" in note
     assert "the run from line 6: 3 fp16 overflow(s)" in note
     assert note.count("the loss scale falling from 65536 to 8192") == 2
     assert "steady state" not in note and "back up" not in note
-    assert _verdict(ev) == "READY"
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 def test_the_real_hysteresis_copy_still_reads_its_steady_state() -> None:
@@ -205,6 +205,6 @@ def test_the_real_hysteresis_copy_still_reads_its_steady_state() -> None:
             / "deepspeed_fp16_overflow_hysteresis_8192_repeating_terminal_wrapped_scal_e_learndeepspeed1_cut.log"
         ]
     )
-    (note,) = [m for _, m in _notes(ev) if "loss scaler" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "loss scaler" in m]
     assert "the same fall, 8192 to 4096, 3 times (lines 2, 4, 6)" in note
     assert "the scaler's steady state" in note

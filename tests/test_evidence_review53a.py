@@ -12,16 +12,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review53"
 REVIEW52 = DATA / "review52"
 HELDOUT = DATA / "evidence_heldout_68"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -40,19 +38,19 @@ def test_a_nic_named_as_its_siblings_is_their_model_narrow_though_slower_too() -
     ev = _load(CX7_NAMED)
     assert [(f["kind"], f["line"]) for f in ev.failures] == [("pcie_link_narrow", 13)]
     assert ev.failures[0]["message"].startswith("a5:00.0 Infiniband controller: Mellanox")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-pcie-link-narrow", "warning")]
-    (item,) = _items(outcome, "evidence-pcie-link-narrow")
+    assert heldout.above_info(outcome) == [("evidence-pcie-link-narrow", "warning")]
+    (item,) = heldout.items(outcome, "evidence-pcie-link-narrow")
     assert (
         "MT2910 Family [ConnectX-7]: PCIe link 16GT/s x8: fewer lanes than the other NICs" in item
     )
     # the wrong claim: "most likely another model" of a card the listing names as the others
-    assert not any("another model" in m for _, m in _notes(ev))
+    assert not any("another model" in m for _, m in heldout.notes(ev))
     # the review-52 variant it was made from (no names, another speed) is still a note
     mixed = _load(LNKSTA_MIXED, REVIEW52)
     assert not mixed.failures
-    assert _imported(mixed)[0] == "READY"
+    assert heldout.imported(mixed)[0] == "READY"
 
 
 def test_a_narrow_nic_named_otherwise_is_another_model_whatever_its_speed(
@@ -66,7 +64,7 @@ def test_a_narrow_nic_named_otherwise_is_another_model_whatever_its_speed(
     other = wide + head.format(bus="a5", name="MT2894 Family [ConnectX-6 Lx]")
     ev = _write(tmp_path, other + sta.format(s=32, w=8))
     assert not ev.failures
-    (said,) = [m for _, m in _notes(ev) if "another model by its name" in m]
+    (said,) = [m for _, m in heldout.notes(ev) if "another model by its name" in m]
     assert (
         "another model by its name (Mellanox Technologies MT2894 Family [ConnectX-6 Lx], theirs "
         "Mellanox Technologies MT2910 Family [ConnectX-7])" in said
@@ -85,7 +83,9 @@ UPGRADE_REAL = "upgrade_tool_component_version_7_5_0_2_220_device0_nve_succeed.t
 
 
 def _upgrade_notes(ev: EvidenceFacts) -> list[tuple[int, str]]:
-    return [(n, m.removeprefix("ascend_notes: upgrade-tool --version: ")) for n, m in _notes(ev)]
+    return [
+        (n, m.removeprefix("ascend_notes: upgrade-tool --version: ")) for n, m in heldout.notes(ev)
+    ]
 
 
 def test_upgrade_tool_through_pdsh_is_read_per_host_and_device() -> None:
@@ -99,7 +99,7 @@ def test_upgrade_tool_through_pdsh_is_read_per_host_and_device() -> None:
         (9, f"node2: NPU 0's {said}"),
         (13, f"node2: NPU 1's {said}"),
     ]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     # the real sample it was made from reads as before: one host, unnamed
     real = _load(UPGRADE_REAL, HELDOUT)
     assert _upgrade_notes(real) == [
@@ -147,9 +147,9 @@ def test_each_command_of_one_line_gets_its_own_gpus_section() -> None:
         (1, 3, "Completed"),
         (3, 10, "In Progress"),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-gpu-fabric-not-registered")
+    (item,) = heldout.items(outcome, "evidence-gpu-fabric-not-registered")
     assert item.startswith("GPU 3: Fabric State In Progress Status N/A (")
     assert item.endswith(", line 10)")
     # the wrong claim: GPU 1 charged with GPU 3's state, citing GPU 1's Completed line
@@ -191,25 +191,27 @@ def test_every_escaped_output_of_a_json_list_is_read_in_either_order(tmp_path: P
     assert any(
         "2 outputs kept as JSON strings (their line breaks written '\\n'), on line 5 as the 35 "
         "lines it holds, on line 10 as the 40 lines it holds" in m
-        for _, m in _notes(ev)
+        for _, m in heldout.notes(ev)
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-dcgm-diag-failed", "critical")]
-    (item,) = _items(outcome, "evidence-dcgm-diag-failed")
+    assert heldout.above_info(outcome) == [("evidence-dcgm-diag-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-dcgm-diag-failed")
     assert item.startswith("Targeted Power (Stress): Fail - GPU: 1: Warning: GPU 1 Max power")
     # the records the other way round read alike: the verdict no longer follows their order
     records = json.loads((REVIEW / DCGM_TWO).read_text())
     swapped = _write(tmp_path, json.dumps(records[::-1], indent=4))
-    assert _above_info(_imported(swapped)[1]) == _above_info(outcome)
+    assert heldout.above_info(heldout.imported(swapped)[1]) == heldout.above_info(outcome)
     # the real sample it was made from, one string, reads as before
     real = _load(DCGM_REAL, HELDOUT)
     assert any(
         "an output kept as one JSON string on line 1 (its line breaks written '\\n') read as "
         "the 40 lines it holds" in m
-        for _, m in _notes(real)
+        for _, m in heldout.notes(real)
     )
-    assert _above_info(_imported(real)[1]) == [("evidence-dcgm-diag-failed", "critical")]
+    assert heldout.above_info(heldout.imported(real)[1]) == [
+        ("evidence-dcgm-diag-failed", "critical")
+    ]
 
 
 # --- 8. ib_write_bw -a: a remote access error after the 8192 B row -------------------------------
@@ -228,10 +230,10 @@ def test_a_remote_access_error_below_the_servers_default_buffer_stays_the_runs_s
         38,
         False,
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-stopped-mid-run", "critical")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-stopped-mid-run")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-stopped-mid-run", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-stopped-mid-run")
     assert "163.47 Gb/s average at 8192 B, its last row, then: Completion with error" in item
     assert "IBV_WC_REM_ACCESS_ERR" in item
     # the wrong cause: a server started without -a or -s (its 65536 B buffer held 16384 B)
@@ -239,6 +241,6 @@ def test_a_remote_access_error_below_the_servers_default_buffer_stays_the_runs_s
     # the review-52 sample it was made from, stopped after the 65536 B row, is still the set-up
     full = _load(PERFTEST_65536, REVIEW52)
     assert full.hca_ports[0]["perftest"]["sizes_mismatched"] is True
-    assert _above_info(_imported(full)[1]) == [
+    assert heldout.above_info(heldout.imported(full)[1]) == [
         ("evidence-rdma-perftest-sizes-mismatched", "warning")
     ]

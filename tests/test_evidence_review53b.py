@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from advisor.evidence.load import load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes, _verdict
-from tests.test_parsers_heldout_set485 import _found
 
 REVIEW = DATA / "review53"
 REVIEW52 = DATA / "review52"
@@ -32,8 +31,8 @@ def test_a_benchmark_with_no_successful_request_is_no_ready_server() -> None:
     assert failed["message"].startswith("Successful requests:")
     assert "no request succeeded" in failed["exception_type"]
     assert "all requests failed" in failed["exception_type"]
-    assert _verdict(ev) != "READY"
-    assert "evidence-log-error" in _found(ev)
+    assert heldout.rules_verdict(ev) != "READY"
+    assert "evidence-log-error" in heldout.found(ev)
 
 
 def test_a_prefixed_copy_and_the_newer_failed_row_are_said_once_each(tmp_path: Path) -> None:
@@ -62,8 +61,8 @@ def test_the_real_healthy_benchmark_still_reads_ready() -> None:
         [HELDOUT68 / "vllm_ascend11751_bench_serve_qwen3_vl_8b_200_of_200_ok_healthy_cut.log"]
     )
     assert ev.failures == []
-    assert any("200 request(s) succeeded" in m for _, m in _notes(ev))
-    assert _verdict(ev) == "READY"
+    assert any("200 request(s) succeeded" in m for _, m in heldout.notes(ev))
+    assert heldout.rules_verdict(ev) == "READY"
 
 
 # --- 3. Keras' verbose=2: one line an epoch, under its "Epoch N/M" --------------------------
@@ -78,10 +77,10 @@ def test_keras_epoch_lines_are_said_by_their_epoch() -> None:
     assert "the loss turned NaN at epoch 3 of 5, batch 469 of 469" in said
     assert "after 2 epoch(s) with a finite loss (the last 0.1702)" in said
     assert "after 1 step(s)" not in said and "at step 469 of 469" not in said
-    (note,) = [m for _, m in _notes(ev) if "a training loop's loss lines" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "a training loop's loss lines" in m]
     assert "5 epoch(s) logged, from epoch 1 of 5, batch 469 of 469 (loss 0.4213)" in note
     assert "to epoch 5 of 5, batch 469 of 469 (loss nan)" in note
-    assert _verdict(ev) == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev) == "READY WITH WARNINGS"
 
 
 def test_keras_epochs_under_an_mpirun_tag_read_alike(tmp_path: Path) -> None:
@@ -126,8 +125,8 @@ def test_a_stall_training_went_on_past_is_not_the_later_shutdowns_deadlock() -> 
         "OOM when allocating tensor"
     ) in shutdown["exception_type"]
     assert "(line 13)" in shutdown["exception_type"]
-    assert "evidence-horovod-deadlock" not in _found(ev)
-    assert _verdict(ev) == "NOT READY"
+    assert "evidence-horovod-deadlock" not in heldout.found(ev)
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_the_real_stall_then_shutdown_is_still_the_deadlock() -> None:
@@ -159,7 +158,7 @@ def test_an_engine_cores_bare_assertion_is_its_exception_not_a_cut_copy() -> Non
         "AssertionError: (no message; raised by: assert (len(self.running) + "
         "len(scheduled_new_reqs) > 0))"
     ) in raised["message"]
-    assert _verdict(ev) == "NOT READY"
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_the_real_cut_engine_core_traceback_is_still_said_cut() -> None:
@@ -185,14 +184,14 @@ def test_a_later_driver_run_that_took_effect_supersedes_the_earlier_reboot() -> 
         ]
     )
     assert not [f for f in ev.failures if f["kind"] == "npu_package_reboot_pending"]
-    (first,) = [m for n, m in _notes(ev) if n == 1]
+    (first,) = [m for n, m in heldout.notes(ev) if n == 1]
     assert (
         "its reboot superseded by the later [Driver] run's install (line 25), which took effect "
         "at once"
     ) in first
-    assert any(n == 14 and "takes effect immediately" in m for n, m in _notes(ev))
-    assert not [m for _, m in _notes(ev) if "say a reboot is pending" in m]
-    assert _verdict(ev, "hccl") == "READY"
+    assert any(n == 14 and "takes effect immediately" in m for n, m in heldout.notes(ev))
+    assert not [m for _, m in heldout.notes(ev) if "say a reboot is pending" in m]
+    assert heldout.rules_verdict(ev, "hccl") == "READY"
 
 
 def test_a_later_run_that_also_waits_for_a_reboot_is_the_one_warned(tmp_path: Path) -> None:
@@ -210,7 +209,7 @@ def test_a_later_run_that_also_waits_for_a_reboot_is_the_one_warned(tmp_path: Pa
     ev = load_paths([both])
     (pending,) = ev.failures
     assert (pending["kind"], pending["line"]) == ("npu_package_reboot_pending", 25)
-    (first,) = [m for n, m in _notes(ev) if n == 1]
+    (first,) = [m for n, m in heldout.notes(ev) if n == 1]
     assert "superseded by the later [Driver] run's install (line 25)" in first
     assert "took effect at once" not in first
 
@@ -221,7 +220,7 @@ def test_the_real_single_driver_run_still_waits_for_its_reboot() -> None:
     )
     (pending,) = ev.failures
     assert (pending["kind"], pending["line"]) == ("npu_package_reboot_pending", 14)
-    assert _verdict(ev, "hccl") == "READY WITH WARNINGS"
+    assert heldout.rules_verdict(ev, "hccl") == "READY WITH WARNINGS"
 
 
 # --- 12. a keep-alive warning, a worker's own crash, then another rank's "remote peer" -------
@@ -235,13 +234,13 @@ def test_a_workers_own_crash_before_a_peers_remote_error_keeps_the_keepalive_a_n
         ]
     )
     assert not [f for f in ev.failures if f["kind"] in ("rendezvous_lost", "store_lost")]
-    (note,) = [m for n, m in _notes(ev) if n == 1 and "keep-alive" in m]
+    (note,) = [m for n, m in heldout.notes(ev) if n == 1 and "keep-alive" in m]
     assert "after a worker failed on its own (line 5), not for that" in note
     (root,) = [f for f in ev.failures if f["kind"] == "elastic_failure"]
     assert root["rank"] == 8 and root["root_cause"]
     assert "RuntimeError: CUDA error: an illegal memory access" in root["message"]
-    assert "evidence-rendezvous-lost" not in _found(ev)
-    assert _verdict(ev) == "NOT READY"
+    assert "evidence-rendezvous-lost" not in heldout.found(ev)
+    assert heldout.rules_verdict(ev) == "NOT READY"
 
 
 def test_other_ranks_and_hosts_read_alike(tmp_path: Path) -> None:
@@ -258,7 +257,9 @@ def test_other_ranks_and_hosts_read_alike(tmp_path: Path) -> None:
     )
     ev = load_paths([other])
     assert not [f for f in ev.failures if f["kind"] in ("rendezvous_lost", "store_lost")]
-    assert any("after a worker failed on its own (line 5)" in m for n, m in _notes(ev) if n == 1)
+    assert any(
+        "after a worker failed on its own (line 5)" in m for n, m in heldout.notes(ev) if n == 1
+    )
 
 
 def test_review52s_worker_failing_as_its_peer_went_away_still_loses_the_rendezvous() -> None:

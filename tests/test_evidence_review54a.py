@@ -10,15 +10,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review54"
 REVIEW53 = DATA / "review53"
 HELDOUT = DATA / "evidence_heldout_69"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -41,16 +40,16 @@ def test_restarted_workers_key_value_lines_show_the_restart_ran() -> None:
     ev = _load(ELASTIC_STEPS)
     (restart,) = [f for f in ev.failures if f["kind"].startswith("elastic_restart")]
     assert (restart["kind"], restart["line"]) == ("elastic_restart", 1)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-elastic-restart", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-elastic-restart", "warning")]
     assert "nothing shows the restarted workers ran" not in str(outcome.findings)
     # the set-641 file it was built from, cut in the agent's steps (the Result block's
     # restart_count=... fields among them), is still a failed attempt
     real = _load(ELASTIC_REAL, HELDOUT)
     (pending,) = [f for f in real.failures if f["kind"].startswith("elastic_restart")]
     assert pending["kind"] == "elastic_restart_pending"
-    assert _imported(real)[0] == "NOT READY"
+    assert heldout.imported(real)[0] == "NOT READY"
 
 
 def test_only_the_result_block_fields_are_agent_steps(tmp_path: Path) -> None:
@@ -88,13 +87,13 @@ def test_dmon_gpu_is_lost_is_a_gpu_fault() -> None:
     assert lost["code"] == "-18" and lost["library"] == "DCGM"
     assert "DCGM_ST_GPU_IS_LOST" in lost["exception_type"]
     assert "not a GPU fault" not in lost["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-gpu-driver-fault", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-gpu-driver-fault", "critical")]
     # the set-639 file it was built from (-6, Feature not supported) is still DCGM's refusal
     real = _load(DMON_REAL, HELDOUT)
     assert [f["kind"] for f in real.failures] == ["dcgm_watch_refused"]
-    assert _imported(real)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(real)[0] == "READY WITH WARNINGS"
 
 
 def test_dmon_reset_required_faults_and_nvml_error_is_not_called_dcgms_own(
@@ -110,7 +109,7 @@ def test_dmon_reset_required_faults_and_nvml_error_is_not_called_dcgms_own(
     assert (nvml["kind"], nvml["code"]) == ("dcgm_watch_refused", "-8")
     assert "DCGM_ST_NVML_ERROR" in nvml["exception_type"]
     assert "DCGM's own failure" not in nvml["exception_type"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 # --- 4. nvidia-smi -i 1,3: the list's GPUs in turn ------------------------------------------------
@@ -125,9 +124,9 @@ def test_an_id_list_gives_each_section_its_gpu() -> None:
         (1, 3, "Completed"),
         (3, 10, "In Progress"),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-gpu-fabric-not-registered")
+    (item,) = heldout.items(outcome, "evidence-gpu-fabric-not-registered")
     assert item.startswith("GPU 3: Fabric State In Progress Status N/A (")
     assert "GPU 1:" not in str(outcome.findings)
     # review 53's file it was built from, two commands on one line, reads as before
@@ -184,7 +183,7 @@ def test_a_report_without_pid_is_the_one_process_on_its_device() -> None:
         assert (runtime["pid"], runtime["device"]) == (6228, 0)
         assert (core["pid"], core["device"], core["code"]) == (6228, 0, "EZ9999")
         assert core["exception_type"].endswith("(the report's chip 1)")
-        level, outcome = _imported(ev)
+        level, outcome = heldout.imported(ev)
         assert level == "NOT READY"
         assert "Device 1" not in str(outcome.findings)
 
@@ -246,9 +245,9 @@ def test_pathless_checks_are_not_counted_as_files() -> None:
     )
     assert "others' permission is 5" in other["exception_type"]
     assert "logged 2 times" not in other["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-file-permission-warning", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-file-permission-warning", "warning")]
     assert "file(s) whose permissions" not in str(outcome.findings)
     # the set-638 file it was built from (the path given) reads as before
     real = _load(PERM_REAL, HELDOUT)

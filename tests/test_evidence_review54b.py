@@ -11,16 +11,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review54"
 REVIEW53 = DATA / "review53"
 HELDOUT69 = DATA / "evidence_heldout_69"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -50,9 +48,9 @@ def test_megatrons_own_time_stamped_line_with_a_nan_grad_norm_is_a_divergence() 
     said = str(nan["exception_type"])
     assert "the gradient norm is nan at iteration 6 of 50 and on 1 more iteration line" in said
     assert "iteration 6 took 21313.4 ms" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-loss-diverged", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-loss-diverged", "warning")]
 
 
 def test_a_finite_time_stamped_iteration_then_nan_grad_norms_diverged_at_the_first() -> None:
@@ -60,7 +58,7 @@ def test_a_finite_time_stamped_iteration_then_nan_grad_norms_diverged_at_the_fir
     nan = _diverged(ev)
     assert nan["line"] == 2
     assert "at iteration 6 of 50" in str(nan["exception_type"])
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_the_time_stamp_with_microseconds_and_a_rank_tag_read_alike(tmp_path: Path) -> None:
@@ -103,10 +101,10 @@ def test_headless_verbose2_lines_are_five_epochs_not_one_step_printed_again() ->
     said = str(nan["exception_type"])
     assert "the loss turned NaN at the 3rd of 5 epoch lines logged (batch 469 of 469)" in said
     assert "after 2 epoch(s) with a finite loss (the last 0.1702)" in said
-    (note,) = [m for _, m in _notes(ev) if "loss lines" in m]
+    (note,) = [m for _, m in heldout.notes(ev) if "loss lines" in m]
     assert "5 epoch(s) logged" in note
     assert "several processes" not in note
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_keras3_headless_lines_metrics_first_read_alike(tmp_path: Path) -> None:
@@ -119,14 +117,14 @@ def test_keras3_headless_lines_metrics_first_read_alike(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     said = str(_diverged(ev)["exception_type"])
     assert "the 3rd of 4 epoch lines logged" in said and "after 2 epoch(s)" in said
-    assert not [m for _, m in _notes(ev) if "several processes" in m]
+    assert not [m for _, m in heldout.notes(ev) if "several processes" in m]
 
 
 def test_verbose1_final_bars_printed_again_are_still_one_step(tmp_path: Path) -> None:
     # (verbose=1's line has its bar after the count: not verbose=2's epoch line)
     row = "469/469 [==============================] - 2s 4ms/step - loss: {}\n"
     ev = _write(tmp_path, row.format("0.1702") + row.format("nan") + row.format("nan"))
-    assert [m for _, m in _notes(ev) if "several processes" in m]
+    assert [m for _, m in heldout.notes(ev) if "several processes" in m]
 
 
 def test_the_headed_review53_copy_still_reads_by_its_epochs() -> None:
@@ -148,9 +146,9 @@ HOROVOD = "horovod_tf_keras_stall_rank0_recovered_epoch2_then_oom_then_shutdown_
 
 def test_the_shutdowns_item_names_the_oom_before_it() -> None:
     ev = _load(HOROVOD, REVIEW53)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-horovod-shutdown")
+    (item,) = heldout.items(outcome, "evidence-horovod-shutdown")
     assert "Horovod has been shut down" in item and "line 32)" in item
     assert (
         "; the exception before it, which that message points to: tensorflow.python.framework."
@@ -163,7 +161,7 @@ def test_a_shutdown_with_no_exception_above_it_has_the_item_as_before(tmp_path: 
     text = (REVIEW53 / HOROVOD).read_text().splitlines(keepends=True)
     # (lines 10-14, the OOM's traceback, left out: no exception above the shutdown)
     ev = _write(tmp_path, "".join(text[:9] + text[14:]))
-    (item,) = _items(_imported(ev)[1], "evidence-horovod-shutdown")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-horovod-shutdown")
     assert "Horovod has been shut down" in item
     assert "the exception before it" not in item
 
@@ -179,7 +177,7 @@ def test_another_exception_before_the_shutdown_is_named_instead(tmp_path: Path) 
         )
     )
     ev = _write(tmp_path, text)
-    (item,) = _items(_imported(ev)[1], "evidence-horovod-shutdown")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-horovod-shutdown")
     assert "the exception before it, which that message points to: ValueError:" in item
     assert "OOM" not in item
 
@@ -199,7 +197,7 @@ def test_a_checkpoint_whose_val_loss_is_finite_is_not_called_a_diverged_state() 
     assert "saved a checkpoint after it, at global step 9000 (val_loss 7.04238, line 2)" in said
     assert "its validation loss is finite at that step" in said
     assert "resumes that state" not in said and "diverged run" not in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-loss-diverged"]
     assert "every step after it trained nothing" not in finding.message
@@ -211,7 +209,9 @@ def test_a_checkpoint_whose_val_loss_is_nan_is_still_the_diverged_state(tmp_path
     ev = _write(tmp_path, text)
     said = str(_diverged(ev)["exception_type"])
     assert "it was taken from the diverged run, and a restart from it resumes that state" in said
-    (finding,) = [f for f in _imported(ev)[1].findings if f.rule_id == "evidence-loss-diverged"]
+    (finding,) = [
+        f for f in heldout.imported(ev)[1].findings if f.rule_id == "evidence-loss-diverged"
+    ]
     assert "every step after it trained nothing" in finding.message
 
 

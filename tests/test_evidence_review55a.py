@@ -10,17 +10,15 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, hosts_of, load_paths
 from advisor.parsers import dcgm, ethtool, lspci
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review55"
 HELDOUT62 = DATA / "evidence_heldout_62"
 HELDOUT68 = DATA / "evidence_heldout_68"
 HELDOUT70 = DATA / "evidence_heldout_70"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -50,20 +48,20 @@ def test_acs_redirect_on_root_ports_alone_is_a_note_and_ready() -> None:
     assert [a.line for a in acs if a.root_port and a.redirect] == [
         99, 181, 256, 331, 413, 2004, 2086, 2168, 2250
     ]  # fmt: skip
-    (said,) = [m for _, m in _notes(ev) if "ACS control line(s)" in m]
+    (said,) = [m for _, m in heldout.notes(ev) if "ACS control line(s)" in m]
     assert "P2P redirect on at 9 root port(s) (lines 99, 181, 256" in said
     assert "P2P redirect on at 9 (" not in said  # (none counted as a redirecting bridge)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert "evidence-pcie-acs-redirect" not in [r for r, _ in _above_info(outcome)]
+    assert "evidence-pcie-acs-redirect" not in [r for r, _ in heldout.above_info(outcome)]
 
 
 def test_the_real_p100_listing_it_was_built_from_still_reads_ready() -> None:
     ev = _load(P100, HELDOUT62)
     assert not [f for f in ev.failures if f["kind"] == "pcie_acs_redirect"]
-    (said,) = [m for _, m in _notes(ev) if "ACS control line(s)" in m]
+    (said,) = [m for _, m in heldout.notes(ev) if "ACS control line(s)" in m]
     assert said.endswith("9 ACS control line(s) (ACSCtl); all off at 9")
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_acs_redirect_on_switch_downstream_ports_above_gpus_still_warns(tmp_path: Path) -> None:
@@ -77,12 +75,12 @@ def test_acs_redirect_on_switch_downstream_ports_above_gpus_still_warns(tmp_path
     assert flagged
     assert all("PEX890xx" in f["message"] for f in flagged)
     assert not any("Device 352a" in f["message"] for f in flagged)  # (Intel's root ports)
-    (said,) = [m for _, m in _notes(ev) if "ACS control line(s)" in m]
+    (said,) = [m for _, m in heldout.notes(ev) if "ACS control line(s)" in m]
     # (177 and 268 had SrcValid+ alone, left as they were)
     assert "root port(s) (lines 870, 2154, 3077, 4026" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert ("evidence-pcie-acs-redirect", "warning") in _above_info(outcome)
+    assert ("evidence-pcie-acs-redirect", "warning") in heldout.above_info(outcome)
 
 
 def test_a_bridge_of_unknown_port_type_or_a_downstream_port_still_counts(tmp_path: Path) -> None:
@@ -129,12 +127,12 @@ def test_interleaved_pdsh_lines_are_each_hosts_run_and_node_a_gpu0_is_slow() -> 
     assert ev.failures[0]["exception_type"].startswith("GPU 0 (ADAPTER#0): 6698 GFlops, 35% of")
     runs = dcgm.parse_ubergemm((REVIEW / INTERLEAVED).read_text())
     assert [(r[0].host, len(r)) for r in runs] == [("node-a", 8), ("node-b", 8)]
-    assert not any("too few to weigh" in m for _, m in _notes(ev))
+    assert not any("too few to weigh" in m for _, m in heldout.notes(ev))
     assert [h["host"] for h in hosts_of(ev)] == ["node-a", "node-b"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-gpu-compute-low", "critical")]
-    (item,) = _items(outcome, "evidence-gpu-compute-low")
+    assert heldout.above_info(outcome) == [("evidence-gpu-compute-low", "critical")]
+    (item,) = heldout.items(outcome, "evidence-gpu-compute-low")
     assert item.startswith("node-a: GPU 0 (ADAPTER#0): 6698 GFlops")
 
 
@@ -142,17 +140,17 @@ def test_grouped_pdsh_output_names_node_b() -> None:
     ev = _load(GROUPED)
     assert _kinds(ev) == [("gpu_compute_low", 9, "node-b")]
     assert [h["host"] for h in hosts_of(ev)] == ["node-a", "node-b"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-gpu-compute-low")
+    (item,) = heldout.items(outcome, "evidence-gpu-compute-low")
     assert item.startswith("node-b: GPU 0 (ADAPTER#0): 6698 GFlops")
-    assert any(m.startswith("ubergemm: node-a: GPU(s) 0, 1, 2") for _, m in _notes(ev))
+    assert any(m.startswith("ubergemm: node-a: GPU(s) 0, 1, 2") for _, m in heldout.notes(ev))
 
 
 def test_the_real_one_host_run_still_reads_as_before() -> None:
     ev = _load(UBERGEMM, HELDOUT70)
     assert _kinds(ev) == [("gpu_compute_low", 2, None)]
-    (item,) = _items(_imported(ev)[1], "evidence-gpu-compute-low")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-gpu-compute-low")
     assert item.startswith("GPU 0 (ADAPTER#0): 6698 GFlops, 35% of the run's median")
 
 
@@ -171,7 +169,7 @@ def test_pdsh_by_address_and_a_host_run_twice(tmp_path: Path) -> None:
     # one host's healthy rows only, each led by its host: no finding, the host named
     ev = _write(tmp_path, "".join(f"gpu-07: {r}\n" for r in healthy))
     assert not ev.failures
-    assert any(m.startswith("ubergemm: gpu-07: GPU(s) 0, 1, 2") for _, m in _notes(ev))
+    assert any(m.startswith("ubergemm: gpu-07: GPU(s) 0, 1, 2") for _, m in heldout.notes(ev))
 
 
 # --- 6. ethtool bond0 and ibdev2netdev over pdsh ------------------------------------------------
@@ -187,9 +185,9 @@ def test_ethtool_over_pdsh_is_read_per_host_and_node13s_link_is_down() -> None:
     assert ev.files[0].formats == ["ethtool_settings"]
     assert _kinds(ev) == [("link_carrier_lost", 35, "node13")]
     assert [h["host"] for h in hosts_of(ev)] == ["node12", "node13"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-link-carrier-lost")
+    (item,) = heldout.items(outcome, "evidence-link-carrier-lost")
     assert item.startswith("node13: bond0: ethtool says Link detected: no (speed Unknown!)")
     blocks = ethtool.parse_settings((REVIEW / ETHTOOL_PDSH).read_text())
     assert [(b.host, b.speed, b.link_detected) for b in blocks] == [
@@ -202,7 +200,7 @@ def test_the_real_two_prompt_bond0_file_still_reads_ready_per_host() -> None:
     ev = _load(BOND, HELDOUT70)
     assert not ev.failures
     assert [h["host"] for h in hosts_of(ev)] == ["node12", "node13"]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_ethtool_pdsh_lines_interleaved_or_by_address(tmp_path: Path) -> None:
@@ -237,17 +235,17 @@ def test_ibdev2netdev_over_pdsh_names_node1s_only_port_down() -> None:
     assert ev.files[0].formats == ["rdma"]
     ports = [(p["host"], p["ca"], p["netdev"], p["netdev_up"]) for p in ev.hca_ports]
     assert ports == [("node1", "mlx5_0", "ib0", False), ("node2", "mlx5_0", "ib0", True)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-hca-netdev-down")
+    (item,) = heldout.items(outcome, "evidence-hca-netdev-down")
     assert item.startswith("node1: mlx5_0 port 1 ==> ib0 (Down), the only RDMA port listed there")
 
 
 def test_the_real_pod_listing_still_reads_as_before(tmp_path: Path) -> None:
     ev = _load(POD, HELDOUT70)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-hca-netdev-down")
+    (item,) = heldout.items(outcome, "evidence-hca-netdev-down")
     assert "mlx5_3 port 1 ==> net1 (Down), the only RDMA port listed there" in item
     # two hosts' rows through pdsh, node2 with a second port Up: only node1's is its only one
     rows = "node1: mlx5_3 port 1 ==> net1 (Down)\nnode2: mlx5_3 port 1 ==> net1 (Down)\n"

@@ -11,15 +11,13 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review55"
 HELDOUT = DATA / "evidence_heldout_70"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -45,14 +43,14 @@ def test_a_pipeline_loss_nan_from_its_only_step_is_a_divergence_not_no_error() -
             "the loss is NaN from the first step logged, step 30: no step logged had a finite loss",
         )
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-loss-diverged", "warning")]
-    (note,) = [m for m in _said(ev) if "pipeline engine" in m]
+    assert heldout.above_info(outcome) == [("evidence-loss-diverged", "warning")]
+    (note,) = [m for m in heldout.said(ev) if "pipeline engine" in m]
     assert "loss nan" in note and "the loss is not a number from line 7 on" in note
     assert "no error" not in note
     # (read by the engine's lines: no "first error line read as written" note of an unknown log)
-    assert not any("first error line is read as written" in m for m in _said(ev))
+    assert not any("first error line is read as written" in m for m in heldout.said(ev))
 
 
 def test_a_pipeline_loss_that_turned_nan_at_step_50_is_said_at_its_first_nan_line() -> None:
@@ -60,21 +58,21 @@ def test_a_pipeline_loss_that_turned_nan_at_step_50_is_said_at_its_first_nan_lin
     assert _diverged(ev) == [
         (9, "the loss turned NaN at step 50, after 2 step(s) with a finite loss (the last 10.2210)")
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-loss-diverged")
+    (item,) = heldout.items(outcome, "evidence-loss-diverged")
     assert item.endswith(f"{NEOX_TO_NAN}, line 9)")
-    (note,) = [m for m in _said(ev) if "pipeline engine" in m]
+    (note,) = [m for m in heldout.said(ev) if "pipeline engine" in m]
     assert note.startswith("log: DeepSpeed's pipeline engine at step 60: loss nan")
 
 
 def test_the_real_healthy_gpt_neox_log_still_reads_ready_with_no_error() -> None:
     ev = _load(NEOX, HELDOUT)
     assert _diverged(ev) == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (note,) = [m for m in _said(ev) if "pipeline engine" in m]
+    assert heldout.above_info(outcome) == []
+    (note,) = [m for m in heldout.said(ev) if "pipeline engine" in m]
     assert "step 30: loss 10.7133" in note and note.endswith("; no error")
 
 
@@ -95,17 +93,17 @@ def test_progress_lines_alone_turning_to_minus_inf_diverge(tmp_path: Path) -> No
             "10.8000)",
         )
     ]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_a_nan_the_run_went_on_past_is_no_divergence(tmp_path: Path) -> None:
     # one NaN step, then finite losses again (a loss scaler's skipped step): it trained on
     ev = _write(tmp_path, _progress(["10.9000", "nan", "10.7000", "10.6000"]))
     assert _diverged(ev) == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    assert any(m.endswith("; no error") for m in _said(ev) if "pipeline engine" in m)
+    assert heldout.above_info(outcome) == []
+    assert any(m.endswith("; no error") for m in heldout.said(ev) if "pipeline engine" in m)
 
 
 # --- 4. CANN's own compatible_version names the driver's release -------------------------------
@@ -132,9 +130,9 @@ def test_a_cann_package_whose_own_list_names_the_driver_is_no_mismatch() -> None
     # V100R001C15 (line 13) is in it; only the torch pair stays
     for ev in (_load(ASCEND_AFTER_COPY), _load(ASCEND_AFTER, HELDOUT)):
         assert _stack(ev) == [TORCH_SAID]
-        level, outcome = _imported(ev)
+        level, outcome = heldout.imported(ev)
         assert level == "NOT READY"  # (NPU 0 and NPU 3 down: unchanged)
-        (item,) = _items(outcome, "evidence-ascend-stack-mismatch")
+        (item,) = heldout.items(outcome, "evidence-ascend-stack-mismatch")
         assert item.startswith(TORCH_SAID)
 
 
@@ -147,7 +145,7 @@ def test_neither_list_naming_the_other_is_said_of_both_sides(tmp_path: Path) -> 
         "compatible_version=[V100R001C13,V100R001C19],[V100R001C30]",
         "compatible_version=[V100R001C16,V100R001C19],[V100R001C30]",
     )
-    ev = _load_copy(tmp_path, text, "npu_info.txt")
+    ev = heldout.load_copy(tmp_path, text, "npu_info.txt")
     assert _stack(ev) == [
         "CANN 8.0.RC3 (V100R001C19SPC001B137, line 39) is not among driver 23.0.7's "
         "compatible_version (V100R001C29, V100R001C30, V100R001C13, V100R001C15, line 14), nor "
@@ -162,7 +160,7 @@ def test_a_package_with_no_list_of_its_own_is_read_by_the_drivers_list(tmp_path:
     text = _ascend_text().replace(
         "compatible_version=[V100R001C13,V100R001C19],[V100R001C30]\n", ""
     )
-    ev = _load_copy(tmp_path, text, "npu_info.txt")
+    ev = heldout.load_copy(tmp_path, text, "npu_info.txt")
     assert _stack(ev) == [
         "CANN 8.0.RC3 (V100R001C19SPC001B137, line 39) is not among driver 23.0.7's "
         "compatible_version (V100R001C29, V100R001C30, V100R001C13, V100R001C15, line 14)",
@@ -176,7 +174,7 @@ def test_a_single_entry_naming_the_driver_is_enough(tmp_path: Path) -> None:
         "compatible_version=[V100R001C13,V100R001C19],[V100R001C30]",
         "compatible_version=[V100R001C15],[V100R001C18],[V100R001C19]",
     )
-    assert _stack(_load_copy(tmp_path, text, "npu_info.txt")) == [TORCH_SAID]
+    assert _stack(heldout.load_copy(tmp_path, text, "npu_info.txt")) == [TORCH_SAID]
 
 
 # --- 5. NCCL's AF_UNIX address: the send/recv cause only where the log shows one ----------------
@@ -202,9 +200,9 @@ def test_an_allreduce_log_is_not_told_to_group_its_sends_and_receives() -> None:
     assert "ncclGroupStart" not in said
     assert "the one known trigger (NCCL issue 2057)" in said
     assert "this log shows no point-to-point call" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-warning", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-nccl-warning", "critical")]
 
 
 def test_the_real_send_recv_log_keeps_its_grouping_advice() -> None:

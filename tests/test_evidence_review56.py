@@ -10,10 +10,8 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
 
 REVIEW = DATA / "review56"
 REAL = (
@@ -26,7 +24,7 @@ ZEROED = "gpu_burn_16gpu_pdsh_node07_prefix_all_faulty_progress_errors_zeroed.tx
 WITH_ERRORS = "gpu_burn_16gpu_pdsh_node07_prefix_all_faulty_7_with_compare_errors.txt"
 FORK = "gpu_burn_16gpu_fork_summary_gpu3_died_gpu5_no_results_others_ok.txt"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str) -> EvidenceFacts:
@@ -50,9 +48,9 @@ def test_pdsh_prefixed_summary_all_faulty_with_zeroed_progress_is_not_ready() ->
     ]
     for f in faulty:
         assert "no error on the progress line(s) in the copy" in str(f["exception_type"])
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
-    said = _said(ev)
+    said = heldout.said(ev)
     assert not any("without compare errors" in n for n in said)
     assert not any("ends before its 'Tested N GPUs' summary" in n for n in said)
 
@@ -72,7 +70,7 @@ def test_real_unprefixed_file_still_sixteen_faulty_and_no_host() -> None:
     assert [(f["device"], f["line"], f["host"]) for f in faulty] == [
         (g, 5 + g, None) for g in range(16)
     ]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_kubectl_prefix_and_a_kept_tab_read_the_summary(tmp_path: Path) -> None:
@@ -88,8 +86,8 @@ def test_kubectl_prefix_and_a_kept_tab_read_the_summary(tmp_path: Path) -> None:
     ):
         ev = _write(tmp_path, "".join(f"{prefix}{line}\n" for line in [first, *summary]))
         assert [(f["device"], f["line"], f["host"]) for f in _faulty(ev)] == [(7, 12, host)]
-        assert _imported(ev)[0] == "NOT READY"
-        assert any("OK (lines 5-20)" in n for n in _said(ev)), prefix
+        assert heldout.imported(ev)[0] == "NOT READY"
+        assert any("OK (lines 5-20)" in n for n in heldout.said(ev)), prefix
 
 
 def test_two_hosts_each_their_own_summary(tmp_path: Path) -> None:
@@ -105,7 +103,7 @@ def test_two_hosts_each_their_own_summary(tmp_path: Path) -> None:
 
     ev = _write(tmp_path, host("node-a1", "FAULTY") + host("node-b2", "OK"))
     assert [(f["device"], f["line"], f["host"]) for f in _faulty(ev)] == [(2, 5, "node-a1")]
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any("node-a1: gpu-burn: GPU(s) 0, 1 OK" in n for n in said)
     assert any("node-b2: gpu-burn: GPU(s) 0, 1, 2 OK" in n for n in said)
 
@@ -122,8 +120,8 @@ def test_fork_died_and_no_results_rows_are_failures_not_ok() -> None:
     ]
     assert "its process died" in str(faulty[0]["exception_type"])
     assert "never reported a result" in str(faulty[1]["exception_type"])
-    assert _imported(ev)[0] == "NOT READY"
-    (ok,) = [n for n in _said(ev) if "OK (lines" in n]
+    assert heldout.imported(ev)[0] == "NOT READY"
+    (ok,) = [n for n in heldout.said(ev) if "OK (lines" in n]
     assert "GPU(s) 0, 1, 2, 4, 6, 7" in ok and " 3," not in ok and " 5," not in ok
 
 
@@ -132,7 +130,7 @@ def test_real_files_healthy_twin_stays_ready(tmp_path: Path) -> None:
     first = lines[0].replace("-524288000  (WARNING!)", "0 ")
     ev = _write(tmp_path, "\n".join([first, *(x.replace("FAULTY", "OK") for x in lines[1:])]))
     assert not _faulty(ev)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_no_results_behind_pdsh_prefix(tmp_path: Path) -> None:
@@ -162,8 +160,8 @@ def test_fork_dash_i_row_names_the_lone_gpu(tmp_path: Path) -> None:
     assert "12 compare error(s) (WARNING!) at line 1" in str(f["exception_type"])
     healthy = _write(tmp_path, text.replace("12  (WARNING!)", "0 ").replace("FAULTY", "OK"))
     assert not _faulty(healthy)
-    assert any("GPU(s) 3 OK (lines 3-3)" in n for n in _said(healthy))
-    assert not any("GPU(s) 0" in n for n in _said(healthy))
+    assert any("GPU(s) 3 OK (lines 3-3)" in n for n in heldout.said(healthy))
+    assert not any("GPU(s) 0" in n for n in heldout.said(healthy))
 
 
 def test_summary_cut_short_says_so_and_calls_no_unlisted_gpu_ok(tmp_path: Path) -> None:
@@ -174,6 +172,6 @@ def test_summary_cut_short_says_so_and_calls_no_unlisted_gpu_ok(tmp_path: Path) 
         "\tGPU 0: OK\n"
     )
     ev = _write(tmp_path, text)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any("GPU(s) 0 OK (lines 3-3)" in n for n in said)
     assert any("tested 3 GPU(s) but the copy keeps 1 row(s)" in n for n in said)

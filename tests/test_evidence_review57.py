@@ -11,10 +11,8 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review57"
 HELDOUT = DATA / "evidence_heldout_71"
@@ -42,7 +40,7 @@ EI0005_REAL = (
 )
 TRANSPORT_REAL = DATA / "evidence_heldout_23" / "hccl_plog_transport_init_recv_fail_rank443.log"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(path: Path) -> EvidenceFacts:
@@ -60,7 +58,7 @@ def _message(outcome: RulesOutcome, rule_id: str) -> str:
 def test_ucx_perftest_error_line_is_a_ucx_error_not_a_warning_it_went_past() -> None:
     ev = _load(REVIEW / UCX)
     assert ev.files[0].formats == ["pingpong"]
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "1 UCX warning(s): CPU affinity is not set" in note
     assert "1 UCX error(s), operations that failed: ibv_reg_mr(" in note
     assert "Cannot allocate memory (line 8)" in note
@@ -72,17 +70,17 @@ def test_ucx_perftest_error_line_is_a_ucx_error_not_a_warning_it_went_past() -> 
         "ib_mlx5.h:962: ibv_reg_mr(address=0x7f, length=1048576, access=0xf) failed: "
         "Cannot allocate memory"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("evidence-ucx-error", "critical"),
         ("evidence-ucx-perftest-warn", "warning"),
     ]
-    (item,) = _items(outcome, "evidence-ucx-error")
+    (item,) = heldout.items(outcome, "evidence-ucx-error")
     assert item.startswith("node223 pid 4153660: ib_mlx5.h:962: ibv_reg_mr(")
     assert item.endswith(f"{UCX}, line 8)")
     # (the WARN rule's "went on past them" speaks of the WARN line only)
-    (warned,) = _items(outcome, "evidence-ucx-perftest-warn")
+    (warned,) = heldout.items(outcome, "evidence-ucx-perftest-warn")
     assert "CPU affinity" in warned and "Cannot allocate memory" not in warned
 
 
@@ -91,9 +89,9 @@ def test_ucx_perftest_real_copy_with_two_warns_still_reads_two_warnings() -> Non
     assert not [f for f in ev.failures if f["kind"] == "ucx_error"]
     warns = [f for f in ev.failures if f["kind"] == "ucx_perftest_warn"]
     assert [f["line"] for f in warns] == [2, 8]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-ucx-perftest-warn", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-ucx-perftest-warn", "warning")]
 
 
 def test_ucx_perftest_fatal_in_a_c_file_is_an_error_too(tmp_path: Path) -> None:
@@ -108,17 +106,17 @@ def test_ucx_perftest_fatal_in_a_c_file_is_an_error_too(tmp_path: Path) -> None:
     assert error["exception_type"] == "rc_mlx5_ep.c:412: failed to connect to remote peer"
     assert "UCX FATAL" in error["message"]
     assert [f["line"] for f in ev.failures if f["kind"] == "ucx_perftest_warn"] == [2]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_ucx_perftest_errors_only_say_no_warning(tmp_path: Path) -> None:
     text = (REVIEW / UCX).read_text().replace("UCX  WARN  CPU affinity", "UCX  ERROR CPU affinity")
     ev = _write(tmp_path, text)
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "UCX warning(s)" not in note and "2 UCX error(s)" in note
     assert not [f for f in ev.failures if f["kind"] == "ucx_perftest_warn"]
-    _, outcome = _imported(ev)
-    assert _above_info(outcome) == [("evidence-ucx-error", "critical")]
+    _, outcome = heldout.imported(ev)
+    assert heldout.above_info(outcome) == [("evidence-ucx-error", "critical")]
 
 
 # --- fault 2: iproute2's transns and heartbt ---------------------------------------------------
@@ -127,13 +125,13 @@ def test_ucx_perftest_errors_only_say_no_warning(tmp_path: Path) -> None:
 def test_ip_s_s_transns_is_carrier_changes_not_an_error_counter() -> None:
     ev = _load(REVIEW / IP)
     assert ev.files[0].formats == ["netif"]
-    said = _said(ev)
+    said = heldout.said(ev)
     assert not any("transns" in m for m in said)
     assert not any("not 0" in m for m in said)
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_ip_s_s_heartbt_errors_are_counted(tmp_path: Path) -> None:
@@ -144,7 +142,7 @@ def test_ip_s_s_heartbt_errors_are_counted(tmp_path: Path) -> None:
         .replace("0      0       0       0      14", "0      0       0       3      14")
     )
     ev = _write(tmp_path, text)
-    (counters,) = [m for m in _said(ev) if "not 0" in m]
+    (counters,) = [m for m in heldout.said(ev) if "not 0" in m]
     assert "eth4 tx_heartbt 3" in counters
     assert "transns" not in counters
 
@@ -159,15 +157,15 @@ def test_ip_s_s_crc_errors_beside_transns_still_said(tmp_path: Path) -> None:
         )
     )
     ev = _write(tmp_path, text)
-    (counters,) = [m for m in _said(ev) if "not 0" in m]
+    (counters,) = [m for m in heldout.said(ev) if "not 0" in m]
     assert "eth4 rx_crc 5" in counters and "transns" not in counters
 
 
 def test_ip_s_s_real_file_still_reads_its_counters() -> None:
     ev = _load(HELDOUT / IP_REAL)
-    _, counters = _said(ev)
+    _, counters = heldout.said(ev)
     assert "eth4 rx_dropped 179, rx_overrun 47323, rx_missed 1725828" in counters
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- fault 3: MindIE's "Daemon is killing..." under pdsh's prefix ------------------------------
@@ -181,9 +179,9 @@ def test_mindie_daemon_killing_under_pdsh_prefix_is_read_with_its_host() -> None
     (daemon,) = [f for f in ev.failures if f["kind"] == "mindie_error"]
     assert daemon["host"] == "node-7"
     assert daemon["exception_type"].endswith(_STOPPED)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-mindie-error")
+    (item,) = heldout.items(outcome, "evidence-mindie-error")
     assert item.startswith("On host node-7: MIE04E010109: MindIE Server's daemon saw 2 worker")
     assert _STOPPED in item
 
@@ -193,8 +191,8 @@ def test_mindie_real_file_still_says_the_stop_with_no_host() -> None:
     (daemon,) = [f for f in ev.failures if f["kind"] == "mindie_error"]
     assert daemon["host"] is None
     assert daemon["exception_type"].endswith(_STOPPED)
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-mindie-error")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-mindie-error")
     assert item.startswith("MIE04E010109: ")
 
 
@@ -225,7 +223,7 @@ def test_ei0005_of_one_file_does_not_explain_another_files_links() -> None:
         (JOB_A, 5),
         (JOB_B, 443),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     message = _message(outcome, "evidence-hccl-transport-failed")
     assert message.startswith("HCCL's transport set-up failed for 3 pair(s) of ranks")
@@ -237,16 +235,16 @@ def test_ei0005_of_one_file_does_not_explain_another_files_links() -> None:
 
 def test_another_files_transport_failure_alone_blames_no_ei0005() -> None:
     ev = load_paths([BUNDLE / JOB_B])
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     message = _message(outcome, "evidence-hccl-transport-failed")
     assert "EI0005" not in message
     # (and the real file it was copied from reads the same)
-    _, real = _imported(load_paths([TRANSPORT_REAL]))
+    _, real = heldout.imported(load_paths([TRANSPORT_REAL]))
     assert "EI0005" not in _message(real, "evidence-hccl-transport-failed")
 
 
 def test_ei0005_real_file_still_names_its_own_links_stopped() -> None:
-    _, outcome = _imported(load_paths([HELDOUT / EI0005_REAL]))
+    _, outcome = heldout.imported(load_paths([HELDOUT / EI0005_REAL]))
     message = _message(outcome, "evidence-hccl-transport-failed")
     assert "the ranks' arguments for it differ (EI0005, said above) in the same log" in message
     assert "which stopped these links: that mismatch is the cause, not the links." in message
@@ -257,5 +255,5 @@ def test_ei0005_file_alone_with_another_files_ei0005_only(tmp_path: Path) -> Non
     # (an EI0005 in a file with no link failures, links failed in another: no blame)
     ei_only = tmp_path / "ei_only.log"
     ei_only.write_text((HELDOUT / EI0005_REAL).read_text().splitlines(True)[0])
-    _, outcome = _imported(load_paths([ei_only, BUNDLE / JOB_B]))
+    _, outcome = heldout.imported(load_paths([ei_only, BUNDLE / JOB_B]))
     assert "EI0005" not in _message(outcome, "evidence-hccl-transport-failed")

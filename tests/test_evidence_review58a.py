@@ -9,10 +9,8 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review58"
 HELDOUT = DATA / "evidence_heldout_72"
@@ -23,7 +21,7 @@ PDSH = "ibping_pdsh_prefix_gpu_b07_10_sent_2_received_80pct.txt"
 PDSH_NONE = "ibping_pdsh_prefix_gpu_b07_5_sent_0_received_100pct.txt"
 REAL = "ibping_ipoib_direct_2_of_2_received_archwiki_cut.txt"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -37,31 +35,31 @@ def test_flood_run_stopped_with_one_ping_in_flight_is_ready() -> None:
     ev = _load(FLOOD)
     assert ev.files[0].formats == ["ibping"]
     assert ev.failures == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "48212 of 48213 pong(s) received (0% loss, statistics line 3)" in note
     assert "one ping in flight, counted sent but neither received nor lost" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_ctrl_c_during_the_first_ping_is_no_lost_pong() -> None:
     ev = _load(FIRST)
     assert ev.failures == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith("ibping: to Lid 23: 0 of 1 pong(s) received (0% loss")
     assert "interrupted before any pong came back, the path neither shown nor refuted" in note
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
 def test_real_sample_with_its_ctrl_c_still_reads_two_of_two() -> None:
     ev = _load(REAL, HELDOUT)
     assert ev.failures == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith("ibping: to Lid 1 (hostname.(none) answering): 2 of 2 pong(s) received")
     assert "in flight" not in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_figure_that_counts_the_missing_pong_is_still_a_loss(tmp_path: Path) -> None:
@@ -78,7 +76,7 @@ def test_figure_that_counts_the_missing_pong_is_still_a_loss(tmp_path: Path) -> 
     (fail,) = ev.failures
     assert fail["kind"] == "ibping_loss"
     assert fail["exception_type"] == "1 of 10 ping(s) lost (10% loss)"
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_ctrl_c_in_flight_below_lost_pings_counts_only_the_lost(tmp_path: Path) -> None:
@@ -87,7 +85,7 @@ def test_ctrl_c_in_flight_below_lost_pings_counts_only_the_lost(tmp_path: Path) 
     ev = _write(tmp_path, text)
     (fail,) = ev.failures
     assert fail["exception_type"] == "7 of 10 ping(s) lost (70% loss)"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "one ping in flight" in note
 
 
@@ -121,12 +119,12 @@ def test_pdsh_prefixed_run_with_loss_is_read_as_the_plain_one() -> None:
     (fail,) = ev.failures
     assert (fail["kind"], fail["line"], fail["host"]) == ("ibping_loss", 5, "gpu-b07")
     assert fail["exception_type"] == "8 of 10 ping(s) lost (80% loss)"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith("ibping: to Lid 23 from gpu-b07 (gpu-b07.cluster answering): 2 of 10")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-ibping-loss", "warning")]
-    (item,) = _items(outcome, "evidence-ibping-loss")
+    assert heldout.above_info(outcome) == [("evidence-ibping-loss", "warning")]
+    (item,) = heldout.items(outcome, "evidence-ibping-loss")
     assert item.startswith("ibping Lid 23 from gpu-b07: 8 of 10 ping(s) lost (80% loss) (")
 
 
@@ -135,9 +133,9 @@ def test_pdsh_prefixed_run_with_no_reply_is_not_ready() -> None:
     (fail,) = ev.failures
     assert (fail["kind"], fail["line"]) == ("ibping_no_reply", 3)
     assert fail["exception_type"] == "no pong back to 5 ping(s)"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-ibping-no-reply", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-ibping-no-reply", "critical")]
 
 
 def test_two_nodes_interleaved_by_pdsh_are_two_runs(tmp_path: Path) -> None:
@@ -154,7 +152,7 @@ def test_two_nodes_interleaved_by_pdsh_are_two_runs(tmp_path: Path) -> None:
     ev = _write(tmp_path, "\n".join(lines) + "\n")
     (fail,) = ev.failures
     assert (fail["host"], fail["exception_type"]) == ("gpu-b07", "8 of 10 ping(s) lost (80% loss)")
-    notes = _said(ev)
+    notes = heldout.said(ev)
     assert len(notes) == 2
     assert any(
         n.startswith("ibping: to Lid 5 from gpu-b08 ") and "1 of 1 pong(s)" in n for n in notes

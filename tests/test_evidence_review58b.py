@@ -9,10 +9,8 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 REVIEW = DATA / "review58"
 HELDOUT = DATA / "evidence_heldout_72"
@@ -25,7 +23,7 @@ TRTLLM_TAG = "tensorrt_llm_mpi_error_6_terminate_mpirun_tag_output_rank0.log"
 BURN = "gpu_burn_h100_hbm3_system_not_yet_initialized_802_cut_gpuburn92.log"
 BURN_NAMED = "gpu_burn_802_cuda_error_system_not_ready_named_in_init_quoted_desc.log"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -48,10 +46,10 @@ def test_trtllm_mpi_check_raised_to_python_is_no_abort() -> None:
     assert "raised to Python as RuntimeError" in failure["exception_type"]
     assert "aborted" not in failure["exception_type"]
     assert failure["call"] == "tensorrt_llm::plugins::AllreducePlugin::initialize()"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-launcher-exit", "critical")]
-    _, (item,) = _finding(outcome, "evidence-launcher-exit")
+    assert heldout.above_info(outcome) == [("evidence-launcher-exit", "critical")]
+    _, (item,) = heldout.finding(outcome, "evidence-launcher-exit")
     assert "signal 6" not in item and "-6" not in item
     assert "line 8)" in item
 
@@ -84,9 +82,9 @@ def test_trtllm_under_mpirun_tag_output_names_rank_0() -> None:
     ev = _load(TRTLLM_TAG)
     (failure,) = ev.failures
     assert (failure["line"], failure["rank"], failure["exit_code"]) == (2, 0, -6)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    _, (item,) = _finding(outcome, "evidence-launcher-exit")
+    _, (item,) = heldout.finding(outcome, "evidence-launcher-exit")
     assert "rank 0 exited with -6 (signal 6)" in item
 
 
@@ -106,10 +104,10 @@ def test_gpu_burn_802_named_cuda_error_system_not_ready_is_not_ready() -> None:
     ev = _load(BURN_NAMED)
     (hit,) = [f for f in ev.failures if f["kind"] == "gpu_driver_error"]
     assert (hit["line"], hit["code"], hit["call"]) == (6, "802", "cuda_init")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-cuda-not-ready", "critical")]
-    (item,) = _items(outcome, "evidence-cuda-not-ready")
+    assert heldout.above_info(outcome) == [("evidence-cuda-not-ready", "critical")]
+    (item,) = heldout.items(outcome, "evidence-cuda-not-ready")
     assert "error 802, cudaErrorSystemNotReady" in item
     assert all(f.rule_id != "evidence-log-error" for f in outcome.findings)
 
@@ -118,7 +116,7 @@ def test_gpu_burn_real_802_copy_still_read() -> None:
     ev = _load(BURN, HELDOUT)
     (hit,) = [f for f in ev.failures if f["kind"] == "gpu_driver_error"]
     assert (hit["line"], hit["code"]) == (8, "802")
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_gpu_burn_802_name_alone_and_unnamed_call(tmp_path: Path) -> None:
@@ -130,7 +128,7 @@ def test_gpu_burn_802_name_alone_and_unnamed_call(tmp_path: Path) -> None:
     # a call checked with no description: "Error: " before the name
     bare = _text(BURN_NAMED).replace('Error in "init": ', "Error: ")
     ev = _write(tmp_path, bare)
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
     # another driver error by name (803, driver mismatch) is not called 802
     other = old.replace("CUDA_ERROR_SYSTEM_NOT_READY", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")
     ev = _write(tmp_path, other)

@@ -9,10 +9,8 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import netif
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info
-from tests.test_parsers_heldout_set599 import _finding
 
 REVIEW = DATA / "review59"
 TABLE = REVIEW / "npu_smi_process_table_with_its_header_row_npu0_1_no_running_processes.txt"
@@ -45,7 +43,7 @@ def test_process_table_with_its_header_row_is_read_as_the_judged_copy() -> None:
     assert ev.files[0].status == "read" and ev.files[0].formats == ["ascend_notes"]
     assert not [m for m in ev.files[0].messages if "no readable chip" in m.message]
     assert _idle_note(ev).endswith("no process running on NPU 0, 1")
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_judged_process_table_from_its_border_still_read() -> None:
@@ -78,10 +76,10 @@ def test_counted_flood_run_that_ended_on_its_count_warns_of_the_loss() -> None:
     (run,) = netif.parse_ping(COUNTED.read_text())
     assert not run.stopped_early
     ev = load_paths([COUNTED])
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-host-ping-loss", "warning")]
-    _, (item,) = _finding(outcome, "evidence-host-ping-loss")
+    assert heldout.above_info(outcome) == [("evidence-host-ping-loss", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-host-ping-loss")
     assert "1 of 2240 request(s) got no reply (0.0446429% loss)" in item
     assert "in flight" not in item
     assert not [m for m in ev.files[0].messages if "in flight" in m.message]
@@ -106,7 +104,9 @@ def test_counted_flood_run_stopped_by_ctrl_c_or_deadline_keeps_its_allowance(
 def test_real_flood_run_stopped_by_ctrl_c_reads_as_before() -> None:
     (run,) = netif.parse_ping(FLOOD.read_text())
     assert run.stopped_early and run.node is None
-    _, (item,) = _finding(_imported(load_paths([FLOOD]))[1], "evidence-host-ping-loss")
+    _, (item,) = heldout.finding(
+        heldout.imported(load_paths([FLOOD]))[1], "evidence-host-ping-loss"
+    )
     assert item.startswith("ping lager.cs.illinois.edu (192.17.58.137): 123 of 2240")
     assert "up to 1 of them may have been in flight" in item
 
@@ -117,10 +117,10 @@ def test_real_flood_run_stopped_by_ctrl_c_reads_as_before() -> None:
 def test_pdsh_prefixed_flood_run_warns_naming_its_node() -> None:
     ev = load_paths([PDSH])
     assert ev.files[0].status == "read" and ev.files[0].formats == ["ping"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-host-ping-loss", "warning")]
-    _, (item,) = _finding(outcome, "evidence-host-ping-loss")
+    assert heldout.above_info(outcome) == [("evidence-host-ping-loss", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-host-ping-loss")
     assert item.startswith("gpu01: ping lager.cs.illinois.edu (192.17.58.137)")
     assert "123 of 2240 request(s) got no reply (5.49107% loss)" in item
     # the ^C behind the node's prefix still read: one may have been in flight

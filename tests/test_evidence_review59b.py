@@ -11,14 +11,13 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review59"
 HELDOUT = DATA / "evidence_heldout_73"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -48,14 +47,14 @@ def test_two_local_ranks_interleaved_pairs_fold_each_into_its_process() -> None:
     assert [(line, pid) for line, pid, _ in got] == [(8, 12122), (10, 12123)]
     assert "its ibv_open_device call failed, line 4:" in got[0][2]
     assert "its ibv_open_device call failed, line 6:" in got[1][2]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
     # the real one-rank file still folds its pair 2 lines apart
     real = _load(HOROVOD_REAL, HELDOUT)
     assert [(line, pid) for line, pid, _ in _folded(real)] == [(6, 12122)]
     assert "line 4:" in _folded(real)[0][2]
-    assert _imported(real)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(real)[0] == "READY WITH WARNINGS"
 
 
 def test_four_local_ranks_in_the_newer_form_fold_eight_lines_apart() -> None:
@@ -64,7 +63,7 @@ def test_four_local_ranks_in_the_newer_form_fold_eight_lines_apart() -> None:
     assert [(line, pid) for line, pid, _ in got] == [(11, 2000), (13, 2001), (15, 2002), (17, 2003)]
     for (_, _, message), wrapper in zip(got, (3, 5, 7, 9), strict=True):
         assert f"its ibv_open_device call failed, line {wrapper}:" in message
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_a_process_two_hcas_among_another_rank_pairs_each_with_its_own_wrapper(
@@ -119,10 +118,10 @@ JAX_REAL = "jax_multihost_gb200_coordinator_watchtasks_connection_refused_marin7
 
 
 def _refused_item(ev: EvidenceFacts) -> str:
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-coordination-timeout", "critical")]
-    (item,) = _items(outcome, "evidence-coordination-timeout")
+    assert heldout.above_info(outcome) == [("evidence-coordination-timeout", "critical")]
+    (item,) = heldout.items(outcome, "evidence-coordination-timeout")
     return item
 
 
@@ -237,7 +236,7 @@ def test_a_handshake_failure_is_not_put_on_each_listed_device() -> None:
         "Failed to modify QP to RTR: Connection timed out [110] (the [Handshake] line names no device; the engine's RDMA devices: mlx5_0 (GID index 1,"
     )
     assert "mlx5_1 (GID index 3, ::ffff:10.0.0.2, IPv4 10.0.0.2, line 6))" in said
-    assert _imported(_load(MOONCAKE_TWO))[0] == "NOT READY"
+    assert heldout.imported(_load(MOONCAKE_TWO))[0] == "NOT READY"
     # the real file lists one device: the failure is that device's, as before
     (real,) = _said(_load(MOONCAKE_REAL, HELDOUT), "rdma_handshake_failed")
     assert real == (

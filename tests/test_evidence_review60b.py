@@ -11,10 +11,8 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import netif
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 REVIEW = DATA / "review60"
 HELDOUT = DATA / "evidence_heldout_74"
@@ -37,7 +35,7 @@ ANGLED = (
 )
 NO_FORM = "a program's log in no form the advisor reads"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- 1. pdsh ping from two nodes, their lines interleaved ----------------------------------------
@@ -50,10 +48,10 @@ def _runs(text: str) -> dict[str | None, tuple[int | None, int | None, int]]:
 def test_interleaved_pdsh_runs_each_read_with_its_own_node() -> None:
     assert _runs(INTERLEAVED.read_text()) == {"gpu01": (2240, 2240, 7), "gpu02": (2240, 1500, 4)}
     ev = load_paths([INTERLEAVED])
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-host-ping-loss", "warning")]
-    _, (item,) = _finding(outcome, "evidence-host-ping-loss")
+    assert heldout.above_info(outcome) == [("evidence-host-ping-loss", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-host-ping-loss")
     assert item.startswith("gpu02: ping lager.cs.illinois.edu (192.17.58.137)")
     assert "740 of 2240 request(s) got no reply (33.0357% loss)" in item
     assert [f["line"] for f in ev.failures if f["kind"] == "host_ping_loss"] == [4]
@@ -108,10 +106,10 @@ def test_real_nemo_log_still_names_ranks_1_to_7_twice() -> None:
 def test_pdsh_hosts_of_letters_name_the_same_duplicate_ranks() -> None:
     ev = load_paths([NEMO_HOSTS])
     assert _duplicates(ev) == EXPECTED
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-duplicate-rank", "critical") in _above_info(outcome)
-    _, items = _finding(outcome, "evidence-duplicate-rank")
+    assert ("evidence-duplicate-rank", "critical") in heldout.above_info(outcome)
+    _, items = heldout.finding(outcome, "evidence-duplicate-rank")
     assert items[0].startswith(
         "global rank 1 of 16 initialised 2 times, while 8 of the 16 ranks never came (ranks 8-15)"
     )
@@ -142,8 +140,8 @@ COMM = "log: a communicator of 4 rank(s) on 1 node(s), 4 on each (this log: rank
 
 def _read_as_nccl(ev: EvidenceFacts) -> None:
     assert ev.files[0].status == "read" and ev.failures == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     said = _said(ev)
     assert not any(NO_FORM in m for _, m in said)
     assert (9, COMM) in said

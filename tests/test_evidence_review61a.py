@@ -11,16 +11,15 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes as _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
+from tests.heldout import notes as _said
 from tests.test_parsers_heldout_set674 import _advice
 
 REVIEW = DATA / "review61"
 HELDOUT = DATA / "evidence_heldout_75"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -37,10 +36,10 @@ ECC_950 = "npu_smi_info_t_ecc_enable_hbm_true_ascend950_doc.txt"
 
 def test_a_910s_hbm_ecc_off_after_its_ddr_line_is_the_warning_at_line_3() -> None:
     ev = _load(ECC_910)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-chip-health", "warning")]
-    (item,) = _items(outcome, "evidence-npu-chip-health")
+    assert heldout.above_info(outcome) == [("evidence-npu-chip-health", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-chip-health")
     assert item.startswith(
         "NPU 2 health HBM ECC-Enable Status False: the ECC of its on-chip memory (HBM) is off, "
         "against its default True ("
@@ -55,26 +54,26 @@ def test_a_910s_hbm_ecc_off_after_its_ddr_line_is_the_warning_at_line_3() -> Non
 
 def test_both_memories_off_on_a_910_are_one_chips_warning_naming_both(tmp_path: Path) -> None:
     ev = _write(tmp_path, (REVIEW / ECC_910).read_text().replace(": True", ": False"))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-chip-health")
+    (item,) = heldout.items(outcome, "evidence-npu-chip-health")
     assert "DDR ECC-Enable Status False: the ECC of its DDR memory is off; HBM ECC-Enable" in item
     assert item.endswith(", line 2)")
 
 
 def test_a_910_with_both_on_is_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, (REVIEW / ECC_910).read_text().replace(": False", ": True"))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert ev.npu_chips == []
 
 
 def test_a_310ps_ddr_ecc_off_names_its_ddr_not_the_hbm() -> None:
     ev = _load(ECC_310P)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-chip-health")
+    (item,) = heldout.items(outcome, "evidence-npu-chip-health")
     assert item.startswith(
         "NPU 1 health DDR ECC-Enable Status False: the ECC of its DDR memory is off ("
     )
@@ -84,9 +83,9 @@ def test_a_310ps_ddr_ecc_off_names_its_ddr_not_the_hbm() -> None:
 
 def test_a_310s_plain_key_without_its_command_is_read() -> None:
     ev = _load(ECC_310)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-chip-health")
+    (item,) = heldout.items(outcome, "evidence-npu-chip-health")
     assert item.startswith(
         "NPU (not named) health ECC-Enable Status False: the ECC of its memory is off ("
     )
@@ -95,9 +94,9 @@ def test_a_310s_plain_key_without_its_command_is_read() -> None:
 
 def test_the_real_950_sample_still_reads_hbm_on_as_its_default() -> None:
     ev = _load(ECC_950, HELDOUT)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     (said,) = [m for _, m in _said(ev)]
     assert said.endswith("HBM ECC-Enable Status True (the on-chip memory's ECC on, its default)")
 
@@ -111,9 +110,9 @@ QAT_HEAD = "3d:00.0 Co-processor: Intel Corporation C62x Chipset QuickAssist Tec
 
 def test_a_quickassist_card_no_driver_took_is_not_a_gpu_not_enabled() -> None:
     ev = _load(QAT)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert not [f for f in ev.failures if f["kind"] == "gpu_not_enabled"]
 
 
@@ -125,9 +124,9 @@ def test_sapphire_rapids_qat_as_processing_accelerators_is_not_one_either(tmp_pa
             QAT_HEAD, "6b:00.0 Processing accelerators: Intel Corporation Device 4940 (rev 40)"
         )
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_an_ascend_npu_of_the_same_class_with_busmaster_off_is_still_warned(tmp_path: Path) -> None:
@@ -139,15 +138,15 @@ def test_an_ascend_npu_of_the_same_class_with_busmaster_off_is_still_warned(tmp_
             "c1:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d801 (rev 20)",
         )
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    assert ("evidence-gpu-not-enabled", "warning") in _above_info(outcome)
+    assert ("evidence-gpu-not-enabled", "warning") in heldout.above_info(outcome)
 
 
 def test_the_real_h100_sample_no_driver_enabled_is_still_warned() -> None:
-    level, outcome = _imported(_load(H100, HELDOUT))
+    level, outcome = heldout.imported(_load(H100, HELDOUT))
     assert level == "READY WITH WARNINGS"
-    assert ("evidence-gpu-not-enabled", "warning") in _above_info(outcome)
+    assert ("evidence-gpu-not-enabled", "warning") in heldout.above_info(outcome)
 
 
 # --- 3 and 4. torch_npu's "never timeout" warning: Ray's folded processes, and what 0 means ------
@@ -169,9 +168,9 @@ def test_the_real_warning_counts_the_26_processes_ray_folded_into_rank_7s_line()
         f"{NEVER_SAID} (27 process(es) warned: rank(s) 7; 26 more folded by Ray into the line(s) "
         "read, their ranks not shown ('[repeated Nx across cluster]'))"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-device-out-of-memory", "critical") in _above_info(outcome)
+    assert ("evidence-device-out-of-memory", "critical") in heldout.above_info(outcome)
 
 
 def test_two_ranks_lines_one_folded_count_each_and_the_folded() -> None:
@@ -191,7 +190,7 @@ def test_a_line_ray_did_not_fold_says_no_folded_processes(tmp_path: Path) -> Non
 
 
 def test_the_advice_says_hccl_never_reports_only_for_an_explicit_0() -> None:
-    _, outcome = _imported(_load(NEVER, HELDOUT))
+    _, outcome = heldout.imported(_load(NEVER, HELDOUT))
     advice = _advice(outcome, "evidence-pg-timeout-not-above-hccl-exec")
     assert "Where HCCL_EXEC_TIMEOUT was set to 0, HCCL reports no hang by itself" in advice
     assert "Where it was unset, an older torch_npu read it as 0" in advice
@@ -205,8 +204,8 @@ def test_a_numbered_exec_timeout_has_no_never_advice(tmp_path: Path) -> None:
         "300000ms(which is set by init_process_group) is less than or equal to HCCL execution "
         "timeout 1836000ms! The plog may not be recorded. (function ProcessGroupHCCL)\n"
     )
-    _, outcome = _imported(_write(tmp_path, line))
-    (item,) = _items(outcome, "evidence-pg-timeout-not-above-hccl-exec")
+    _, outcome = heldout.imported(_write(tmp_path, line))
+    (item,) = heldout.items(outcome, "evidence-pg-timeout-not-above-hccl-exec")
     assert item.startswith(
         "watchdog 300 s, HCCL execution 1836 s (1 process(es) warned: rank(s) 0)"
     )

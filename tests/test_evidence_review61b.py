@@ -12,15 +12,13 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import netif
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _items, _load_copy
 
 REVIEW = DATA / "review61"
 HELDOUT = DATA / "evidence_heldout_75"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -53,11 +51,11 @@ def _cuda(ev: EvidenceFacts) -> list[tuple[str, int, int]]:
 def test_pdsh_prefixed_cudacheck_lines_are_four_processes_by_pid() -> None:
     ev = _load(TESTS_PDSH)
     assert _cuda(ev) == FOUR_PIDS
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-cuda-error"]
     assert finding.message.startswith("4 failed CUDA or HIP call(s) (invalid device ordinal)")
-    items = _items(outcome, "evidence-cuda-error")
+    items = heldout.items(outcome, "evidence-cuda-error")
     assert items[0].startswith("g0010 pid 888386: 'invalid device ordinal' at common.cu:941")
     assert items[3].startswith("g0016 pid 3645592: ")
 
@@ -115,7 +113,7 @@ def test_a_cut_list_is_not_joined_with_keras_progress_bars() -> None:
     said = stall["exception_type"]
     assert f"rank 0 had not submitted {FIRST}, the list cut (allreduce)" in said
     assert "and 1 more" not in said and "ETA" not in said
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -159,7 +157,7 @@ def _warn_call(ev: EvidenceFacts) -> str:
 def test_coll_net_failure_names_the_col_transport() -> None:
     ev = _load(COLLNET)
     assert _warn_call(ev) == "transport/coll_net.cc:912 (NCCL's COL transport, CollNet)"
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -182,7 +180,7 @@ MEM_SAID = (
 
 
 def _ds_note(ev: EvidenceFacts) -> str:
-    (note,) = [m for m in _said(ev) if "DeepSpeed's" in m]
+    (note,) = [m for m in heldout.said(ev) if "DeepSpeed's" in m]
     return note
 
 
@@ -191,7 +189,7 @@ def test_memory_figures_are_said_in_gib_real_and_behind_pdsh() -> None:
         note = _ds_note(ev)
         assert MEM_SAID in note
         assert " GB of" not in note
-        assert _imported(ev)[0] == "READY"
+        assert heldout.imported(ev)[0] == "READY"
 
 
 def test_other_memory_figures_keep_their_digits(tmp_path: Path) -> None:

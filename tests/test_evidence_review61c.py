@@ -12,8 +12,8 @@ from pathlib import Path
 from advisor.evidence import load
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import dcgm, nvidia_smi
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
 
 REVIEW = DATA / "review61"
 DCGM171 = (
@@ -44,7 +44,7 @@ def _messages(ev: EvidenceFacts) -> list[str]:
 
 def test_fault1_v_box_overall_health_failure_is_not_ready_naming_gpu1() -> None:
     ev = _load(V_FAIL)
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
     failed = [c for d in ev.dcgm_diags for c in d["failed"]]
     assert [(c["gpus"], c["result"], c["line"]) for c in failed] == [("GPU: 1", "Fail", 3)]
     assert "Double Bit ECC Errors 4" in failed[0]["summary"]
@@ -53,7 +53,7 @@ def test_fault1_v_box_overall_health_failure_is_not_ready_naming_gpu1() -> None:
 
 def test_fault1_summary_box_failure_and_warning_variants() -> None:
     ev = _load(J_FAIL)
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
     assert [c["gpus"] for d in ev.dcgm_diags for c in d["failed"]] == [None]
     # a Warning is DCGM's warning: a warned check, not a failed one
     text = V_FAIL.read_text().replace("| Failure  ", "| Warning  ")
@@ -67,7 +67,7 @@ def test_fault1_summary_box_failure_and_warning_variants() -> None:
 def test_fault1_real_dcgm171_still_ready_with_no_check() -> None:
     ev = _load(DCGM171)
     assert ev.dcgm_diags == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_fault3_pid_box_star_rows_said_as_the_process_stats() -> None:

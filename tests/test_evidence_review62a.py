@@ -11,14 +11,13 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 REVIEW = DATA / "review62"
 HELDOUT76 = DATA / "evidence_heldout_76"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -42,9 +41,9 @@ def test_vllm_c_without_libcudart_on_the_cuda_platform_is_the_loader_failure() -
     assert failure["kind"] == "library_missing" and failure["line"] == 2
     assert failure["library"] == "libcudart.so.12"
     assert not [m for _, m in _said(ev) if "vllm._C" in m]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-library-missing", "critical") in _above_info(outcome)
+    assert ("evidence-library-missing", "critical") in heldout.above_info(outcome)
 
 
 def test_vllm_c_with_an_undefined_c10_symbol_and_no_plugin_is_the_loader_failure() -> None:
@@ -52,7 +51,7 @@ def test_vllm_c_with_an_undefined_c10_symbol_and_no_plugin_is_the_loader_failure
     (failure,) = ev.failures
     assert failure["kind"] == "library_missing" and failure["line"] == 2
     assert not [m for _, m in _said(ev) if "vllm._C" in m]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_the_real_ascend_plugin_file_is_still_a_note_and_ready() -> None:
@@ -60,7 +59,7 @@ def test_the_real_ascend_plugin_file_is_still_a_note_and_ready() -> None:
     assert not ev.failures
     ((line, note),) = [(n, m) for n, m in _said(ev) if "vllm._C" in m]
     assert line == 5 and "platform plugin 'ascend'" in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_cuda_file_under_the_ascend_plugin_line_is_a_note(tmp_path: Path) -> None:
@@ -73,7 +72,7 @@ def test_the_cuda_file_under_the_ascend_plugin_line_is_a_note(tmp_path: Path) ->
     ev = _write(tmp_path, text)
     assert not ev.failures
     assert [n for n, m in _said(ev) if "vllm._C" in m] == [2]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_an_undefined_symbol_under_the_plugin_is_still_the_loader_failure(tmp_path: Path) -> None:
@@ -98,9 +97,9 @@ QAT = DATA / "review61" / "lspci_vv_intel_qat_c62x_coprocessor_no_driver_busmast
 def test_a_hisilicon_zip_engine_no_driver_took_is_not_an_npu_not_enabled() -> None:
     ev = _load(ZIP)
     assert not [f for f in ev.failures if f["kind"] == "gpu_not_enabled"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_the_sec_and_hpre_engines_by_name_or_lspci_nn_id_are_not_either(tmp_path: Path) -> None:
@@ -109,9 +108,9 @@ def test_the_sec_and_hpre_engines_by_name_or_lspci_nn_id_are_not_either(tmp_path
         "76:00.0 Processing accelerators: Huawei Technologies Co., Ltd. HiSilicon SEC Engine (rev 21)",
         "78:00.0 Processing accelerators [1200]: Huawei Technologies Co., Ltd. Device [19e5:a258] (rev 21)",
     ):
-        level, outcome = _imported(_write(tmp_path, text.replace(ZIP_HEAD, head)))
+        level, outcome = heldout.imported(_write(tmp_path, text.replace(ZIP_HEAD, head)))
         assert level == "READY", head
-        assert _above_info(outcome) == [], head
+        assert heldout.above_info(outcome) == [], head
 
 
 def test_an_ascend_npu_in_the_same_file_is_still_warned(tmp_path: Path) -> None:
@@ -123,13 +122,13 @@ def test_an_ascend_npu_in_the_same_file_is_still_warned(tmp_path: Path) -> None:
             "c1:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)",
         )
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    assert ("evidence-gpu-not-enabled", "warning") in _above_info(outcome)
+    assert ("evidence-gpu-not-enabled", "warning") in heldout.above_info(outcome)
 
 
 def test_the_real_qat_file_it_was_built_from_is_still_ready() -> None:
-    assert _imported(load_paths([QAT]))[0] == "READY"
+    assert heldout.imported(load_paths([QAT]))[0] == "READY"
 
 
 # --- 3. NCCL's HCA skip: another pdsh host's bare lines are not this process's ------------------
@@ -200,29 +199,31 @@ def test_two_pcie_cards_on_two_sockets_all_sys_are_ready() -> None:
     ev = _load(TWO_CARDS)
     (topo,) = ev.topologies
     assert topo["no_hccs_npus"] == [] and topo["hccs"] is False
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_four_cards_numbered_with_gaps_are_ready_but_npu0_to_3_are_warned(tmp_path: Path) -> None:
-    (topo,) = _load_copy(tmp_path, _all_sys([1, 3, 5, 7]), "gaps.txt").topologies
+    (topo,) = heldout.load_copy(tmp_path, _all_sys([1, 3, 5, 7]), "gaps.txt").topologies
     assert topo["no_hccs_npus"] == []
-    ev = _load_copy(tmp_path, _all_sys([0, 1, 2, 3]), "group.txt")
+    ev = heldout.load_copy(tmp_path, _all_sys([0, 1, 2, 3]), "group.txt")
     (topo,) = ev.topologies
     assert [n["npu"] for n in topo["no_hccs_npus"]] == ["NPU0", "NPU1", "NPU2", "NPU3"]
-    assert ("evidence-npu-topology-no-hccs-link", "warning") in _above_info(_imported(ev)[1])
+    assert ("evidence-npu-topology-no-hccs-link", "warning") in heldout.above_info(
+        heldout.imported(ev)[1]
+    )
 
 
 def test_the_zstack_910b_all_sys_sample_is_still_warned() -> None:
     ev = load_paths([ZSTACK])
     (topo,) = ev.topologies
     assert len(topo["no_hccs_npus"]) == 8
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_the_real_pcie_sample_it_was_built_from_is_still_ready() -> None:
     ev = load_paths([PCIE_SAMPLE])
     (topo,) = ev.topologies
     assert topo["no_hccs_npus"] == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"

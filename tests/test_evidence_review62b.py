@@ -12,9 +12,8 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import pdsh_by_host
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review62"
 HELDOUT = DATA / "evidence_heldout_76"
@@ -30,7 +29,7 @@ NVME = "nvsm_show_health_23_12_dgx2_missing_nvme_disk_controller_2f_00_0_unhealt
 STRESS_FAILED = "nvsm_stress_test_dgx2_gpu_failed_pcie_failed_t3_nx_w1.txt"
 STRESS_SKIPPED = "nvsm_stress_test_dgx2_gpu_skipped_pcie_skipped_cpu_mem_storage_pass_t3_nx_w0.txt"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 NIC_SAID = (
     "NetworkAdapter link speed [0000:35:00.0][2.5GT/s]: Unhealthy (line {0}): "
@@ -67,10 +66,10 @@ def test_an_unhealthy_check_before_a_stress_run_that_passed_is_kept() -> None:
         "Overall system status is unhealthy (line 301)"
     )
     assert notes[1].startswith("nvsm: nvsm stress-test: PASS for GPU (line 323)")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nvsm-health-unhealthy", "warning")]
-    assert "0000:35:00.0" in _items(outcome, "evidence-nvsm-health-unhealthy")[0]
+    assert heldout.above_info(outcome) == [("evidence-nvsm-health-unhealthy", "warning")]
+    assert "0000:35:00.0" in heldout.items(outcome, "evidence-nvsm-health-unhealthy")[0]
 
 
 def test_the_real_health_and_stress_files_alone_still_read_as_before() -> None:
@@ -88,8 +87,8 @@ def test_a_failed_stress_run_after_an_informational_check_keeps_both(tmp_path: P
     ev = _write(tmp_path, health + _heldout(STRESS_FAILED))
     kinds = [kind for kind, _line, _said in _failures(ev)]
     assert kinds == ["nvsm_check_attention", "nvsm_stress_failed", "nvsm_stress_failed"]
-    _level, outcome = _imported(ev)
-    rules = {rule for rule, _severity in _above_info(outcome)}
+    _level, outcome = heldout.imported(ev)
+    rules = {rule for rule, _severity in heldout.above_info(outcome)}
     assert "evidence-nvsm-health-attention" in rules
 
 
@@ -117,10 +116,10 @@ def test_nvsm_show_health_behind_pdsh_prefix_is_read_with_its_host() -> None:
         "nvsm: nvsm show health 23.12.01 on nx-w0: 199 healthy, 1 unhealthy of 200 checks; "
         "Overall system status is unhealthy (line 299)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nvsm-health-unhealthy", "warning")]
-    assert "nx-w0" in _items(outcome, "evidence-nvsm-health-unhealthy")[0]
+    assert heldout.above_info(outcome) == [("evidence-nvsm-health-unhealthy", "warning")]
+    assert "nx-w0" in heldout.items(outcome, "evidence-nvsm-health-unhealthy")[0]
 
 
 def test_a_copy_without_pdsh_is_not_split() -> None:

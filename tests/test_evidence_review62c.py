@@ -14,9 +14,8 @@ from pathlib import Path
 from advisor.evidence.load import load_paths
 from advisor.parsers import pdsh_by_host, without_one_pdsh_host
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HCCS = (
     DATA
@@ -31,7 +30,7 @@ NCCL_SOCKET = (
     "_cut.log"
 )
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _pdsh(text: str, host: str) -> str:
@@ -45,7 +44,7 @@ def _pdsh(text: str, host: str) -> str:
 
 def _items_of(outcome: RulesOutcome, rule_id: str, path: Path) -> list[str]:
     """A finding's items with the file's path left out (the copy and the real file differ)."""
-    return [item.replace(str(path), "FILE") for item in _items(outcome, rule_id)]
+    return [item.replace(str(path), "FILE") for item in heldout.items(outcome, rule_id)]
 
 
 def _said(ev_notes: list[str]) -> list[str]:
@@ -64,9 +63,9 @@ def test_hccs_answer_behind_pdsh_reads_as_without_it_and_names_its_host(tmp_path
         "before reading"
     ]
     # the same findings, their lines the file's
-    level, outcome = _imported(ev)
-    bare_level, bare_outcome = _imported(bare)
-    assert (level, _above_info(outcome)) == (bare_level, _above_info(bare_outcome))
+    level, outcome = heldout.imported(ev)
+    bare_level, bare_outcome = heldout.imported(bare)
+    assert (level, heldout.above_info(outcome)) == (bare_level, heldout.above_info(bare_outcome))
     assert level == "NOT READY"
     assert _items_of(outcome, "evidence-npu-hccs-down", tmp_path / "copy.txt") == _items_of(
         bare_outcome, "evidence-npu-hccs-down", HCCS
@@ -77,8 +76,8 @@ def test_hccs_answer_behind_pdsh_reads_as_without_it_and_names_its_host(tmp_path
 
 def test_ecc_answer_behind_pdsh_reads_its_hbm_ecc_off(tmp_path: Path) -> None:
     ev = _write(tmp_path, _pdsh(ECC.read_text(), "10.0.0.7"))
-    level, outcome = _imported(ev)
-    bare_level, bare_outcome = _imported(load_paths([ECC]))
+    level, outcome = heldout.imported(ev)
+    bare_level, bare_outcome = heldout.imported(load_paths([ECC]))
     assert level == bare_level == "READY WITH WARNINGS"
     assert _items_of(outcome, "evidence-npu-chip-health", tmp_path / "copy.txt") == _items_of(
         bare_outcome, "evidence-npu-chip-health", ECC
@@ -105,8 +104,8 @@ def test_a_log_behind_one_pdsh_host_keeps_its_prefixes_for_the_log_reader(tmp_pa
     (report,) = ev.files
     assert report.formats == ["log"]
     assert not _said([m.message for m in report.messages])
-    level, _ = _imported(ev)
-    assert level == _imported(load_paths([NCCL_SOCKET]))[0]
+    level, _ = heldout.imported(ev)
+    assert level == heldout.imported(load_paths([NCCL_SOCKET]))[0]
 
 
 def test_an_unprefixed_answer_is_untouched(tmp_path: Path) -> None:

@@ -11,14 +11,13 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _items, _load_copy
 
 REVIEW = DATA / "review63"
 HELDOUT = DATA / "evidence_heldout_77"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -37,7 +36,7 @@ MINDIE = "mindie_2.2rc1_k3s_engine_daemon_start_success_healthy_sidecar_mindieve
 def _mindie_stop(ev: EvidenceFacts) -> dict:
     # (the start is withdrawn: no evidence-run-success item, the stop is the failure)
     assert [f["kind"] for f in ev.failures] == ["launcher_exit"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     assert [f.rule_id for f in outcome.findings] == ["evidence-launcher-exit"]
     (stop,) = ev.failures
@@ -67,7 +66,7 @@ def test_the_real_start_alone_is_still_a_success() -> None:
     ev = _load(MINDIE, HELDOUT)
     (up,) = ev.failures
     assert (up["kind"], up["line"]) == ("run_success", 5)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert [f.rule_id for f in outcome.findings] == ["evidence-run-success"]
 
@@ -84,7 +83,7 @@ def test_a_restart_after_the_stop_is_the_word_that_stands(tmp_path: Path) -> Non
     ev = _write(tmp_path, text)
     (up,) = ev.failures
     assert (up["kind"], up["line"]) == ("run_success", 11)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_entry_scripts_failed_job_after_the_start_undoes_it(tmp_path: Path) -> None:
@@ -100,9 +99,9 @@ EI0002 = "torch_npu_2023_npusync_107020_ei0002_notify_wait_timeout_allreduce_enp
 
 
 def test_the_real_ei0002_says_the_figure_as_the_messages_words() -> None:
-    level, outcome = _imported(_load(EI0002, HELDOUT))
+    level, outcome = heldout.imported(_load(EI0002, HELDOUT))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-hccl-exec-timeout")
+    (item,) = heldout.items(outcome, "evidence-hccl-exec-timeout")
     assert "EI0002's message text says 'default 1800s' for HCCL_EXEC_TIMEOUT (line 3)" in item
     assert "not necessarily the installed CANN's default (1836 s from CANN 7.0)" in item
     assert "the default of the CANN that wrote it" not in item
@@ -112,8 +111,10 @@ def test_the_real_ei0002_says_the_figure_as_the_messages_words() -> None:
 
 
 def test_a_1836_message_is_said_as_its_words_too() -> None:
-    (item,) = _items(
-        _imported(_load("torch_npu_ei0002_notify_wait_timeout_message_default_1836s.log"))[1],
+    (item,) = heldout.items(
+        heldout.imported(_load("torch_npu_ei0002_notify_wait_timeout_message_default_1836s.log"))[
+            1
+        ],
         "evidence-hccl-exec-timeout",
     )
     assert "says 'default 1836s' for HCCL_EXEC_TIMEOUT (line 3)" in item

@@ -12,16 +12,15 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import pdsh_by_host, pdsh_own_lines
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 REVIEW = DATA / "review63"
 REVIEW62 = DATA / "review62"
 HELDOUT76 = DATA / "evidence_heldout_76"
 HELDOUT77 = DATA / "evidence_heldout_77"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -49,8 +48,8 @@ IP_LINK_682 = (
 def test_an_unused_port_whose_card_has_its_other_port_up_is_said_not_warned() -> None:
     ev = _load(SIBLING_UNUSED)
     assert _kinds(ev, "nic_port_admin_down") == []
-    level, outcome = _imported(ev)
-    assert (level, _above_info(outcome)) == ("READY", [])
+    level, outcome = heldout.imported(ev)
+    assert (level, heldout.above_info(outcome)) == ("READY", [])
     ((_, note),) = _notes(ev)
     assert (
         "gpu-node03: ens13f1np1 (mtu 1500): administratively down (the card's other port "
@@ -59,7 +58,7 @@ def test_an_unused_port_whose_card_has_its_other_port_up_is_said_not_warned() ->
     # the set 682 file it was cut from (five ports down, none up) is still warned, each port
     real = _load(IP_LINK_682, HELDOUT76)
     assert len(_kinds(real, "nic_port_admin_down")) == 5
-    assert _imported(real)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(real)[0] == "READY WITH WARNINGS"
 
 
 def test_a_card_with_both_ports_down_or_the_up_port_on_another_card_is_warned(
@@ -81,7 +80,9 @@ def test_a_card_with_both_ports_down_or_the_up_port_on_another_card_is_warned(
     ev = _write(tmp_path, other_card)
     ((down,),) = [_kinds(ev, "nic_port_admin_down")]
     assert (down["message"], down["line"], down["host"]) == ("ens13f1np1", 10, "gpu-node03")
-    assert _above_info(_imported(ev)[1]) == [("evidence-nic-port-admin-down", "warning")]
+    assert heldout.above_info(heldout.imported(ev)[1]) == [
+        ("evidence-nic-port-admin-down", "warning")
+    ]
     # the sibling brought up but without a link (no LOWER_UP) does not carry the traffic
     no_link = text.replace(
         "<BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP",
@@ -102,9 +103,9 @@ IPERF_NAN_682 = (
 
 def test_one_stream_report_without_a_measure_is_warned_and_the_sums_said_as_the_others() -> None:
     ev = _load(IPERF_P2)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-iperf-server-report-invalid", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-iperf-server-report-invalid", "warning")]
     ((bad),) = _kinds(ev, "iperf_server_report_invalid")
     assert bad["line"] == 16
     assert bad["message"] == "iperf 2 client 172.17.0.3 to 172.17.0.1:5001: stream 1"
@@ -156,7 +157,7 @@ def _ibnet_note(ev: EvidenceFacts) -> str:
 def test_guids_masked_with_x_read_as_the_redacted_copy() -> None:
     ev = _load(IBNET_X)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["rdma"]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     note = _ibnet_note(ev)
     assert "ibnetdiscover: 1 node(s) with 5 connected port(s)" in note
     assert "leaves the rest out at line 17" in note
@@ -191,7 +192,7 @@ def test_exporter_behind_pdsh_is_read_per_host() -> None:
         ("node-b", 0),
         ("node-b", 1),
     ]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     real = _load(EXPORTER_687, HELDOUT77)
     assert real.files[0].formats == ["dcgm_exporter"] and len(real.gpus) == 4
 
@@ -216,7 +217,7 @@ def test_mig_pending_behind_pdsh_is_one_note_per_host() -> None:
     assert [line for line, _ in notes] == [2, 5]
     assert notes[0][1].startswith("gpu01: nvidia-smi -mig: MIG enable pending on GPU")
     assert notes[1][1].startswith("gpu02: nvidia-smi -mig: MIG enable pending on GPU")
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     real = _load(MIG_687, HELDOUT77)
     ((_, said),) = _notes(real)
     assert said.startswith("nvidia-smi -mig: MIG enable pending on GPU")
@@ -255,7 +256,7 @@ def test_pdsh_own_line_leaves_the_per_host_reading_and_names_the_host() -> None:
     )
     assert not any("no overall status" in m for m in said)
     assert all("nx-w0: Expected" not in str(f["exception_type"]) for f in ev.failures)
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
     # review 62's copy it was made from (without the pdsh line) reads the same health
     real = _nvsm_said(_load(NVSM_62, REVIEW62))
     assert real == said[:1]

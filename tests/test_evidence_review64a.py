@@ -11,15 +11,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review64"
 REVIEW63 = DATA / "review63"
 HELDOUT = DATA / "evidence_heldout_78"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -36,11 +35,11 @@ _JOB_LINE = "/usr/local/Ascend/mindie/latest/mindie-service/start.sh: line 20:  
 def test_a_start_scripts_tail_job_terminated_is_not_the_daemon_stopping() -> None:
     ev = _load(TAIL_431)
     assert [f["kind"] for f in ev.failures] == ["run_success"]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     # the real job-418 file it was built from (the daemon's own pid killed) still stops it
     killed = _load(JOB_418, REVIEW63)
     assert "launcher_exit" in [f["kind"] for f in killed.failures]
-    assert _imported(killed)[0] == "NOT READY"
+    assert heldout.imported(killed)[0] == "NOT READY"
 
 
 def test_a_job_naming_the_daemons_pid_or_program_is_its_stop(tmp_path: Path) -> None:
@@ -50,10 +49,10 @@ def test_a_job_naming_the_daemons_pid_or_program_is_its_stop(tmp_path: Path) -> 
         "  431 Terminated              tail -f /root/mindie_start.log", "  418 Terminated"
     )
     assert own != text
-    assert _imported(_write(tmp_path, own))[0] == "NOT READY"
+    assert heldout.imported(_write(tmp_path, own))[0] == "NOT READY"
     # a job under another pid that ran the daemon's program
     named = text.replace("tail -f /root/mindie_start.log", "./bin/mindieservice_daemon")
-    assert _imported(_write(tmp_path, named))[0] == "NOT READY"
+    assert heldout.imported(_write(tmp_path, named))[0] == "NOT READY"
     assert _JOB_LINE in text
 
 
@@ -73,28 +72,30 @@ BASE_LIB = (
 def test_two_pods_failures_are_each_their_own_with_their_own_follow_up() -> None:
     ev = _load(TWO_PODS)
     assert [(f["call"], f["line"]) for f in ev.failures] == [("dcmi_init", 1), ("dcmi_lib", 7)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (init,) = _items(outcome, "evidence-npu-dcmi-init-failed")
+    (init,) = heldout.items(outcome, "evidence-npu-dcmi-init-failed")
     assert "(on pod npu-exporter-7x2kq)" in init and "-8005" in init
     assert "no device manager (line 2)" in init and "line 9" not in init
-    (lib,) = _items(outcome, "evidence-npu-driver-lib-refused")
+    (lib,) = heldout.items(outcome, "evidence-npu-driver-lib-refused")
     assert "(on pod npu-exporter-b9mzd)" in lib and "/usr/local failed the owner/mode" in lib
     assert "Prometheus registration then failed (line 9)" in lib
     # the real files it was built from read as before, each one failure with no pod
     one = _load(BASE_8005, HELDOUT)
     assert [f["call"] for f in one.failures] == ["dcmi_init"]
-    (item,) = _items(_imported(one)[1], "evidence-npu-dcmi-init-failed")
+    (item,) = heldout.items(heldout.imported(one)[1], "evidence-npu-dcmi-init-failed")
     assert "npu-exporter's device manager could not start DCMI: -8005" in item
     lib_only = _load(BASE_LIB, HELDOUT)
     assert [f["call"] for f in lib_only.failures] == ["dcmi_lib"]
-    assert _above_info(_imported(lib_only)[1]) == [("evidence-npu-driver-lib-refused", "warning")]
+    assert heldout.above_info(heldout.imported(lib_only)[1]) == [
+        ("evidence-npu-driver-lib-refused", "warning")
+    ]
 
 
 def test_one_failure_on_two_hosts_is_two_and_a_restart_on_one_is_one(tmp_path: Path) -> None:
     ev = _load(TWO_HOSTS)
     assert [(f["call"], f["line"]) for f in ev.failures] == [("dcmi_init", 1), ("dcmi_init", 3)]
-    items = _items(_imported(ev)[1], "evidence-npu-dcmi-init-failed")
+    items = heldout.items(heldout.imported(ev)[1], "evidence-npu-dcmi-init-failed")
     assert len(items) == 2
     assert "(on node-a)" in items[0] and "(line 2)" in items[0]
     assert "(on node-b)" in items[1] and "(line 4)" in items[1]
@@ -109,7 +110,7 @@ def test_another_cause_in_one_components_log_is_a_failure_of_its_own(tmp_path: P
     text = (HELDOUT / BASE_8005).read_text() + (HELDOUT / BASE_LIB).read_text()
     ev = _write(tmp_path, text)
     assert sorted(f["call"] for f in ev.failures) == ["dcmi_init", "dcmi_lib"]
-    above = _above_info(_imported(ev)[1])
+    above = heldout.above_info(heldout.imported(ev)[1])
     assert ("evidence-npu-driver-lib-refused", "warning") in above
     assert ("evidence-npu-dcmi-init-failed", "critical") in above
 
@@ -123,7 +124,7 @@ def test_two_pods_with_the_same_failure_are_two(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert [f["call"] for f in ev.failures] == ["dcmi_init", "dcmi_init"]
-    items = _items(_imported(ev)[1], "evidence-npu-dcmi-init-failed")
+    items = heldout.items(heldout.imported(ev)[1], "evidence-npu-dcmi-init-failed")
     assert [
         "(on pod npu-exporter-aaaa1)" in items[0],
         "(on pod npu-exporter-bbbb2)" in items[1],
@@ -141,9 +142,9 @@ BASE_VLLM = "vllm_0_5_3_ray_worker_error_traceback_fp8_cutlass_cut_vllm7057.log"
 
 
 def _worker_traceback(ev: EvidenceFacts) -> str:
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-python-exception")
+    (item,) = heldout.items(outcome, "evidence-python-exception")
     assert "logged at ERROR by worker_base.py:382" in item
     assert "apply_fp8_linear -> wrapper -> cutlass_scaled_mm -> __call__" in item
     return item
@@ -164,7 +165,9 @@ def test_info_lines_between_frames_stand_aside_but_other_lines_do_not(tmp_path: 
     _worker_traceback(_write(tmp_path, "".join([*lines[:3], info, *lines[3:]])))
     # a line that is not the logger's: no one logger's copy, the old reading
     other = _write(tmp_path, "".join([*lines[:3], "some other program's line\n", *lines[3:]]))
-    assert ("evidence-python-exception", "critical") not in _above_info(_imported(other)[1])
+    assert ("evidence-python-exception", "critical") not in heldout.above_info(
+        heldout.imported(other)[1]
+    )
 
 
 # --- 5. absl frames logged in one millisecond ---------------------------------------------------
@@ -174,7 +177,7 @@ BASE_ABSL = "fla_npu_megatron_ray_rl_train_sigsegv_op_tiling_8_ranks_fla272_cut.
 
 
 def _native(ev: EvidenceFacts) -> str:
-    (item,) = _items(_imported(ev)[1], "evidence-launcher-exit")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-launcher-exit")
     return item.split("inside native code: ", 1)[1].split(")) ", 1)[0] + ")"
 
 

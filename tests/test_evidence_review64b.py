@@ -10,15 +10,13 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
 
 REVIEW = DATA / "review64"
 HELDOUT = DATA / "evidence_heldout_78"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -39,12 +37,12 @@ def test_two_grepped_interfaces_each_their_block_eth1_warned() -> None:
     ((kind, line, what),) = _warned(ev)
     assert (kind, line) == ("nic_counters_warn", 6)
     assert what.startswith("eth1: pause frames the port received")
-    notes = [n for _, n in _notes(ev) if "counter(s)" in n]
+    notes = [n for _, n in heldout.notes(ev) if "counter(s)" in n]
     assert len(notes) == 2
     assert all(
         n.endswith("3 counter(s); every loss counter (errors, drops, discards) is 0") for n in notes
     )
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_the_real_grep_of_one_interface_reads_as_before() -> None:
@@ -77,8 +75,8 @@ REBOOTED = "mlxfwmanager_u_connectx3_2_42_5000_done_reboot_query_runs_2_42_5000.
 def test_a_later_query_running_the_burned_image_clears_the_restart() -> None:
     ev = _load(REBOOTED)
     assert not ev.failures
-    assert _imported(ev)[0] == "READY"
-    assert any("FW 2.42.5000, image N/A" in n for _, n in _notes(ev))
+    assert heldout.imported(ev)[0] == "READY"
+    assert any("FW 2.42.5000, image N/A" in n for _, n in heldout.notes(ev))
 
 
 def test_the_real_update_still_waits_for_its_restart() -> None:
@@ -118,9 +116,9 @@ def test_the_pdsh_pause_grep_is_read_per_host() -> None:
     ((kind, line, what),) = _warned(ev)
     assert (kind, line) == ("nic_counters_warn", 2)
     assert what.startswith("node01: eth1: pause frames the port received")
-    notes = [n for _, n in _notes(ev) if "counter(s)" in n]
+    notes = [n for _, n in heldout.notes(ev) if "counter(s)" in n]
     assert [n.split("ethtool -S: ")[1][:6] for n in notes] == ["node01", "node02", "node03"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_a_pdsh_grep_with_the_pauses_on_the_last_host(tmp_path: Path) -> None:
@@ -131,7 +129,7 @@ def test_a_pdsh_grep_with_the_pauses_on_the_last_host(tmp_path: Path) -> None:
         "gpu2:      rx_pause_frames: 0\ngpu2:      tx_pause_frames: 0\n",
     )
     assert not ev.failures
-    assert len([n for _, n in _notes(ev) if "counter(s)" in n]) == 2
+    assert len([n for _, n in heldout.notes(ev) if "counter(s)" in n]) == 2
     ev = _write(
         tmp_path,
         '$ pdsh -w gpu[1-2] "ethtool -S ens2 | grep pause"\n'
@@ -148,7 +146,7 @@ def test_a_grep_over_several_sosreport_files_reads_each_interface() -> None:
     ((kind, line, what),) = _warned(ev)
     assert (kind, line) == ("nic_counters_warn", 5)
     assert what.startswith("eth1: pause frames the port received")
-    assert len([n for _, n in _notes(ev) if "counter(s)" in n]) == 2
+    assert len([n for _, n in heldout.notes(ev) if "counter(s)" in n]) == 2
 
 
 def test_a_grep_over_files_with_eth0_warned(tmp_path: Path) -> None:
@@ -174,7 +172,7 @@ REAL_LSCPU = (
 def test_the_tree_layout_keeps_its_numa_rows() -> None:
     ev = _load("lscpu_tree_layout_x86_2s_numa_sections.txt")
     assert not ev.failures
-    (note,) = [n for _, n in _notes(ev) if "CPUs" in n]
+    (note,) = [n for _, n in heldout.notes(ev) if "CPUs" in n]
     assert "2 socket(s) x 32 core(s) x 2 thread(s)" in note
     assert (
         "2 NUMA node(s): node 0: CPUs 0-31,64-95; node 1: CPUs 32-63,96-127 (lines 26-27)" in note
@@ -183,16 +181,16 @@ def test_the_tree_layout_keeps_its_numa_rows() -> None:
 
 def test_the_real_flat_lscpu_reads_as_before() -> None:
     ev = _load(REAL_LSCPU, HELDOUT)
-    (note,) = [n for _, n in _notes(ev) if "CPUs" in n]
+    (note,) = [n for _, n in heldout.notes(ev) if "CPUs" in n]
     assert "4 NUMA node(s)" in note
 
 
 def test_the_pdsh_lscpu_is_read_per_host() -> None:
     ev = _load("lscpu_tree_layout_pdsh_gpu_node01_02.txt")
-    notes = [n for _, n in _notes(ev) if "CPUs" in n]
+    notes = [n for _, n in heldout.notes(ev) if "CPUs" in n]
     assert ["gpu-node01: x86_64" in notes[0], "gpu-node02: x86_64" in notes[1]] == [True, True]
     assert "1 socket(s)" in notes[1] and "2 NUMA node(s)" in notes[1]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_section_head_alone_does_not_end_the_output(tmp_path: Path) -> None:
@@ -202,5 +200,5 @@ def test_a_section_head_alone_does_not_end_the_output(tmp_path: Path) -> None:
         "  L1d:                   4.5 MiB (72 instances)\nNUMA:\n  NUMA node(s):          1\n"
         "  NUMA node0 CPU(s):     0-71\n",
     )
-    (note,) = [n for _, n in _notes(ev) if "CPUs" in n]
+    (note,) = [n for _, n in heldout.notes(ev) if "CPUs" in n]
     assert "1 NUMA node(s): node 0: CPUs 0-71 (line 7)" in note

@@ -11,16 +11,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_evidence_review41 import _notes
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review65"
 HELDOUT68 = DATA / "evidence_heldout_68"
 HELDOUT79 = DATA / "evidence_heldout_79"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -42,21 +40,21 @@ NPU0_IDLE = "mindcluster_npu_0_details_csv_two_samples_10s_apart_no_roce_tx_no_p
 
 def test_one_sample_says_its_totals_with_no_congestion_judged() -> None:
     ev = _load(NPU0_ONE)
-    ((_, note),) = _notes(ev)
+    ((_, note),) = heldout.notes(ev)
     assert "1,014,562,045 (line 2); 0.32 a RoCE packet sent since the driver started" in note
     assert "no congestion share judged: one sample, the totals are since the driver started" in note
     assert ev.failures == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_two_samples_with_no_roce_packet_between_them_judge_no_share() -> None:
     ev = _load(NPU0_IDLE)
-    ((_, note),) = _notes(ev)
+    ((_, note),) = heldout.notes(ev)
     assert "1,014,562,045 (line 2) to 1,014,562,045 (line 3), +0 in 10 s" in note
     assert "no RoCE packet sent (roce_tx_all_pkt_num) between the samples" in note
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_pause_frames_added_with_no_roce_sent_between_samples_judge_no_share(
@@ -68,7 +66,7 @@ def test_pause_frames_added_with_no_roce_sent_between_samples_judge_no_share(
     text[2] = text[2].replace("1014562045", "1014612045", 1)
     assert text[2] != (REVIEW / NPU0_IDLE).read_text().splitlines(keepends=True)[2]
     ev = _write(tmp_path, "".join(text))
-    ((_, note),) = _notes(ev)
+    ((_, note),) = heldout.notes(ev)
     assert "+50,000 in 10 s" in note and "no congestion share judged" in note
     assert ev.failures == []
 
@@ -76,10 +74,10 @@ def test_pause_frames_added_with_no_roce_sent_between_samples_judge_no_share(
 def test_the_real_three_samples_still_weigh_their_growth() -> None:
     # set 631's copy this one is cut from: +98,813 on +4,820,833 RoCE packets, 0.02, READY
     ev = _load(NPU0_3SAMPLES, HELDOUT68)
-    ((_, note),) = _notes(ev)
+    ((_, note),) = heldout.notes(ev)
     assert "0.02 a RoCE packet sent between the samples" in note
     assert "no congestion share judged" not in note
-    assert ev.failures == [] and _imported(ev)[0] == "READY"
+    assert ev.failures == [] and heldout.imported(ev)[0] == "READY"
 
 
 def test_real_growth_past_the_share_is_still_congestion() -> None:
@@ -102,10 +100,10 @@ OWNER_REAL = "ascend_docker_runtime_oci_create_failed_owner_not_right_runc_llm_a
 
 
 def _owner_item(ev: EvidenceFacts) -> str:
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-container-start-failure", "critical")]
-    (item,) = _items(outcome, "evidence-container-start-failure")
+    assert heldout.above_info(outcome) == [("evidence-container-start-failure", "critical")]
+    (item,) = heldout.items(outcome, "evidence-container-start-failure")
     return item
 
 
@@ -166,9 +164,9 @@ def _bbox(ev: EvidenceFacts) -> list[tuple[int, int | None, str | None]]:
 def test_an_excep_id_nine_lines_above_its_fail_info_is_said_on_its_own() -> None:
     ev = _load(DRIVER_FAR)
     assert _bbox(ev) == [(3, None, "0xA8028802"), (13, 2, None)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    first, second = _items(outcome, "evidence-npu-bbox-exception")
+    first, second = heldout.items(outcome, "evidence-npu-bbox-exception")
     assert "driver exception 0xA8028802" in first and "RestartBusiness" in first
     assert "multi-bit (uncorrectable) ECC error at physical address 0x400cd8d202e0" in second
 

@@ -11,15 +11,14 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import ethtool, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review65"
 HELDOUT = DATA / "evidence_heldout_79"
 HELDOUT34 = DATA / "evidence_heldout_34"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -46,10 +45,10 @@ def test_bad_wc_status_after_a_complete_table_is_a_teardown_warning() -> None:
     (port,) = ev.hca_ports
     assert port["perftest"]["teardown_failed"] is True
     assert port["perftest"]["bw_average_gbps"] == 37.1
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-teardown-error", "warning")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-teardown-error")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-teardown-error", "warning")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-teardown-error")
     assert "37.1 Gb/s average at 65536 B, its table complete, then at its close" in item
     assert "Bad wc status 5 (IBV_WC_WR_FLUSH_ERR" in item
     assert not any("larger sizes were not measured" in f.message for f in outcome.findings)
@@ -58,9 +57,9 @@ def test_bad_wc_status_after_a_complete_table_is_a_teardown_warning() -> None:
 def test_bad_wc_status_with_no_row_still_broke_off() -> None:
     # the real sample the variant is built from: the error lines alone, no row measured
     ev = _load(BAD_WC, HELDOUT)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
     assert not ev.hca_ports[0]["perftest"]["teardown_failed"]
 
 
@@ -76,9 +75,9 @@ def test_an_error_mid_sweep_with_no_closing_rule_still_stopped_mid_run(tmp_path:
     ):
         ev = _write(tmp_path, RULE + HEAD + rows + error)
         assert not ev.hca_ports[0]["perftest"]["teardown_failed"], error
-        level, outcome = _imported(ev)
+        level, outcome = heldout.imported(ev)
         assert level == "NOT READY", error
-        assert ("evidence-rdma-perftest-stopped-mid-run", "critical") in _above_info(outcome)
+        assert ("evidence-rdma-perftest-stopped-mid-run", "critical") in heldout.above_info(outcome)
 
 
 def test_a_tcp_exchange_broken_at_close_after_the_table_is_a_teardown_too(tmp_path: Path) -> None:
@@ -92,9 +91,9 @@ def test_a_tcp_exchange_broken_at_close_after_the_table_is_a_teardown_too(tmp_pa
     (port,), _ = rdma.parse_perftest(cut)
     # (no closing rule, no close's words: not known to be the close, stays a stop)
     assert port.perftest is not None and not port.perftest.teardown_failed
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-teardown-error", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-teardown-error", "warning")]
 
 
 # --- 2. SR-IOV: a VF is excused by its own PF only ---------------------------------------------
@@ -114,7 +113,7 @@ def test_vfs_of_a_down_pf_are_down_with_it_not_unused() -> None:
     assert line == 3
     assert "functions of the physical function(s) mlx5_1 (PCI 0000:03:00.0)" in note
     assert "down with their PF" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-hca-port-not-active"]
     said = " ".join(str(i) for i in finding.items)
@@ -127,7 +126,7 @@ def test_vfs_beside_their_own_active_pfs_stay_unused() -> None:
     assert all(p["vf_unused"] for p in ev.hca_ports if p["vf"])
     ((_, note),) = [(no, m) for no, m in _said(ev) if "virtual function" in m]
     assert "beside their physical function port(s) active (mlx5_0, mlx5_1)" in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_vf_is_excused_by_its_own_pf_not_by_another(tmp_path: Path) -> None:
@@ -160,16 +159,16 @@ STAT = "rdma_stat_show_link_mlx5_2_1_all_error_counters_zero_healthy_iproute2_a7
 def test_duplicate_requests_are_a_warning_not_every_error_counter_zero() -> None:
     ev = _load(DUP)
     assert not any("every error and drop counter is 0" in m for _, m in _said(ev))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-counter-errors", "warning")]
-    (item,) = _items(outcome, "evidence-rdma-counter-errors")
+    assert heldout.above_info(outcome) == [("evidence-rdma-counter-errors", "warning")]
+    (item,) = heldout.items(outcome, "evidence-rdma-counter-errors")
     assert "duplicate_request 1532" in item
 
 
 def test_adaptive_retransmissions_are_counted_with_the_timeouts() -> None:
     ev = _load(ADP)
-    (item,) = _items(_imported(ev)[1], "evidence-rdma-counter-errors")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-rdma-counter-errors")
     assert "3 error or drop counter(s) not 0" in item
     assert "local_ack_timeout_err 17, roce_adp_retrans 40, roce_adp_retrans_to 3" in item
     (block,) = ethtool.parse_hw_counters((REVIEW / ADP).read_text())
@@ -180,7 +179,7 @@ def test_adaptive_retransmissions_are_counted_with_the_timeouts() -> None:
 
 def test_all_zero_counters_still_ready_and_show_counters_too() -> None:
     ev = _load(STAT, HELDOUT)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     assert any("every error and drop counter is 0" in m for _, m in _said(ev))
     text = "show_counters mlx5_0\nPort 1 hw counters:\nduplicate_request: 9\nrx_write_requests: 5\n"
     (block,) = ethtool.parse_hw_counters(text)

@@ -9,14 +9,13 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
 
 REVIEW = DATA / "review66"
 HELDOUT = DATA / "evidence_heldout_80"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -37,11 +36,11 @@ def test_another_workers_eio_is_the_failure_not_the_scripts_nameerror() -> None:
     ev = _load(DS_EIO)
     assert _kinds(ev) == [("python_exception", 17)]
     assert ev.failures[0]["exception_type"] == "OSError"
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
     # the real file (both workers' NameError) is still the script's bug
     real = _load(DS618, HELDOUT)
     assert _kinds(real) == [("user_script_error", 11)]
-    assert _imported(real)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(real)[0] == "READY WITH WARNINGS"
 
 
 def test_a_nameerror_beside_another_workers_reset_connection_is_no_script_bug(
@@ -58,7 +57,7 @@ def test_a_nameerror_beside_another_workers_reset_connection_is_no_script_bug(
     ev = _write(tmp_path, text)
     assert _kinds(ev) == [("python_exception", 17)]
     assert ev.failures[0]["exception_type"] == "ConnectionResetError"
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_a_second_nameerror_traceback_leaves_it_the_scripts_bug(tmp_path: Path) -> None:
@@ -123,7 +122,7 @@ def test_a_glog_fatal_behind_pdsh_is_read_naming_the_host() -> None:
     assert f["host"] == "gpu-node-07"
     assert f["message"].startswith("F20250825 11:10:33.595355   331 util_rdma.h:592] Check failed")
     assert "after line 4: W20250825" in f["message"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_two_pdsh_hosts_keep_each_hosts_warning(tmp_path: Path) -> None:
@@ -152,7 +151,7 @@ def test_a_sync_stream_failure_in_training_is_the_device_fault_not_a_consequence
     assert _kinds(ev)[0] == ("hccl_plog_error", 1)
     assert "Sync stream failed:Ascend_0" in ev.failures[0]["message"]
     assert not any("never set up" in (f.get("exception_type") or "") for f in ev.failures)
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
     # the real file: the null stream's SyncStream line is still the traceback's consequence
     real = _load(MS186, HELDOUT)
     assert _kinds(real) == [("python_exception", 8)]

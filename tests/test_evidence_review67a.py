@@ -11,15 +11,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _items, _load_copy
 
 REVIEW = DATA / "review67"
 SET706 = DATA / "evidence_heldout_80"
 SET709 = DATA / "evidence_heldout_81"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -27,7 +26,7 @@ def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
 
 
 def _rules(ev: EvidenceFacts) -> tuple[str, set[str]]:
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     return level, {f.rule_id for f in outcome.findings}
 
 
@@ -47,17 +46,17 @@ def test_a_cuda_mem_malloc_buffer_stays_the_host_buffer_warning() -> None:
 
 def test_a_dmabuf_run_is_not_told_to_use_dmabuf() -> None:
     ev = _load(DMABUF)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
     assert "registered it as a dma-buf (--use_cuda_dmabuf) and that was refused" in item
     assert "dma-buf with --use_cuda_dmabuf" not in item
 
 
 def test_the_real_device_buffer_run_is_still_the_gpu_failure() -> None:
-    level, outcome = _imported(_load(PERFTEST346, SET706))
+    level, outcome = heldout.imported(_load(PERFTEST346, SET706))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
     assert "GPU memory (CUDA_MEM_DEVICE)" in item and "dma-buf with --use_cuda_dmabuf" in item
 
 
@@ -84,9 +83,9 @@ TSCH_REAL = "cann_device_slog_tsch_atlas200dk_aicore_task_timeout_fault_task0_hu
 
 
 def _tsch_item(ev: EvidenceFacts) -> str:
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-device-exception")
+    (item,) = heldout.items(outcome, "evidence-npu-device-exception")
     return item
 
 
@@ -120,9 +119,9 @@ HCCL_REAL = (
 
 
 def _build_item(ev: EvidenceFacts) -> str:
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-test-build-failed")
+    (item,) = heldout.items(outcome, "evidence-test-build-failed")
     return item
 
 
@@ -170,9 +169,9 @@ def test_one_hosts_refusal_is_not_cleared_by_another_hosts_reset() -> None:
         assert ev.files[0].status == "read"
         (fail,) = ev.failures
         assert fail["host"] == "gpu-node-03" and fail["kind"] == "gpu_driver_error"
-        level, outcome = _imported(ev)
+        level, outcome = heldout.imported(ev)
         assert level == "READY WITH WARNINGS"
-        (item,) = _items(outcome, "evidence-gpu-driver-error")
+        (item,) = heldout.items(outcome, "evidence-gpu-driver-error")
         assert "00000000:00:18.0" in item and "gpu-node-03" in item
 
 
@@ -223,4 +222,4 @@ def test_the_real_cupy_copy_still_warns_with_its_holder() -> None:
     ev = _load(RESET_REAL, SET709)
     said = _said(ev)
     assert "python (PID 45208, user ubuntu) holds /dev/nvidia0-7 (lines 8-15)" in said
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"

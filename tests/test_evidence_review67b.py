@@ -10,15 +10,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 REVIEW = DATA / "review67"
 HELDOUT80 = DATA / "evidence_heldout_80"
 HELDOUT81 = DATA / "evidence_heldout_81"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _load(name: str, where: Path = REVIEW) -> EvidenceFacts:
@@ -36,7 +35,7 @@ def _ds618_real() -> None:
     """The real ds618 file: both workers' NameError, the script's bug."""
     real = _load(DS618, HELDOUT80)
     assert _kinds(real) == [("user_script_error", 11)]
-    assert _imported(real)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(real)[0] == "READY WITH WARNINGS"
 
 
 # --- 1. a NameError beside NCCL's WARN of its internal net plugin ----------------------------
@@ -54,9 +53,9 @@ def test_a_plugin_notice_warn_leaves_the_nameerror_the_scripts_bug() -> None:
     # plugin was set, nothing to say of it; "Using internal network plugin." is NCCL's words,
     # once taken for plugin names)
     assert _kinds(ev) == [("user_script_error", 13)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert sorted(_above_info(outcome)) == [("evidence-user-script-error", "warning")]
+    assert sorted(heldout.above_info(outcome)) == [("evidence-user-script-error", "warning")]
     _ds618_real()
 
 
@@ -77,13 +76,13 @@ def test_an_eio_line_beside_the_nameerror_keeps_it_the_failure_and_says_why(
     )
     ev = _write(tmp_path, text)
     assert _kinds(ev) == [("python_exception", 13)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-python-exception"]
     # the words say why it was raised, not "nothing in the log names a communication error"
     assert "nothing in the log names" not in finding.message
     assert "names a communication, device or I/O error" in finding.message
-    (item,) = _items(outcome, "evidence-python-exception")
+    (item,) = heldout.items(outcome, "evidence-python-exception")
     assert "beside it, line 9: cp: error reading '/lustre/data/index.bin'" in item
 
 
@@ -99,7 +98,7 @@ def test_an_nccl_warn_read_as_an_error_is_the_failure_not_the_script(tmp_path: P
     )
     ev = _write(tmp_path, text)
     assert "user_script_error" not in {k for k, _ in _kinds(ev)}
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 # --- 2. NCCL's "no algorithm/protocol" line behind a collector's prefix ----------------------
@@ -119,11 +118,11 @@ def test_the_no_algorithm_line_behind_pdsh_is_read_naming_the_host() -> None:
     host, code, why = _no_algo(_load(PDSH_NO_ALGO))
     assert (host, code) == ("gpu-node-03", "ncclInvalidUsage")
     assert why.startswith("ncclInvalidUsage: NCCL_ALGO=reducescatter:nvls;allreduce:nvls ")
-    assert _imported(_load(PDSH_NO_ALGO))[0] == "NOT READY"
+    assert heldout.imported(_load(PDSH_NO_ALGO))[0] == "NOT READY"
     # the real file (no prefix) reads as before
     real = _load(NCCL1898, HELDOUT81)
     assert _no_algo(real)[1:] == (code, why)
-    assert _imported(real)[0] == "NOT READY"
+    assert heldout.imported(real)[0] == "NOT READY"
 
 
 def test_the_no_algorithm_line_behind_kubectl_or_a_time_stamp_is_read(tmp_path: Path) -> None:
@@ -158,9 +157,9 @@ def test_the_launchers_calledprocesserror_after_a_nameerror_is_its_consequence()
     ev = _load(LAUNCHER)
     assert _kinds(ev) == [("user_script_error", 11)]
     assert ev.failures[0]["message"] == "NameError: name 'garbageeeeee' is not defined"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-user-script-error", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-user-script-error", "warning")]
     _ds618_real()
 
 

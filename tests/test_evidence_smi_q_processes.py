@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 # eight A100s of one job (-q during its hang); each record's Processes section lists the job's
 # python on it, the third also Xorg (type G)
@@ -40,7 +39,7 @@ def test_each_records_processes_are_read_and_a_fifth_used_holds_no_gpu() -> None
     # (Xorg, a graphics process, listed beside the job's python on the third GPU)
     assert ev.gpus[2]["processes"][0] == "/usr/libexec/Xorg (pid 19501, 63 MiB)"
     assert _held(ev) == []  # (16-22 GB of 80 GB: no GPU held)
-    assert "evidence-gpu-held-by-process" not in _found(ev)
+    assert "evidence-gpu-held-by-process" not in heldout.found(ev)
 
 
 def test_a_gpu_whose_memory_its_compute_process_took_is_held(tmp_path: Path) -> None:
@@ -53,13 +52,13 @@ def test_a_gpu_whose_memory_its_compute_process_took_is_held(tmp_path: Path) -> 
     ).replace(
         "Used GPU Memory               : 15992 MiB", "Used GPU Memory               : 70008 MiB"
     )
-    ev = _load_copy(tmp_path, text, "copy.txt")
+    ev = heldout.load_copy(tmp_path, text, "copy.txt")
     assert _held(ev) == ["00000000:0B:00.0"]
-    (item,) = _found(ev)["evidence-gpu-held-by-process"].items
+    (item,) = heldout.found(ev)["evidence-gpu-held-by-process"].items
     assert "70011 of 81920 MiB used" in item
     assert item.startswith("GPU 00000000:0B:00.0 (NVIDIA A100-SXM4-80GB): 70011 of 81920 MiB used")
     assert "(pid 280059, 70008 MiB)" in item and "line 189)" in item
-    assert _found(ev)["evidence-gpu-held-by-process"].severity == "warning"
+    assert heldout.found(ev)["evidence-gpu-held-by-process"].severity == "warning"
 
 
 def test_processes_wddm_gives_no_memory_for_are_listed_without_one() -> None:
@@ -79,10 +78,10 @@ def test_processes_none_holds_no_gpu_and_a_record_without_the_section_says_nothi
     head, first, _rest = text.partition("    Processes\n")
     second = text.index("\nGPU 00000000:0B:00.0")
     none_first = head + "    Processes                             : None\n" + text[second + 1 :]
-    ev = _load_copy(tmp_path, none_first, "none.txt")
+    ev = heldout.load_copy(tmp_path, none_first, "none.txt")
     assert ev.gpus[0]["has_process"] is False and ev.gpus[0]["processes"] == []
     assert ev.gpus[1]["has_process"] is True
     # the first record with its Processes section cut away: nothing said of its processes
-    ev = _load_copy(tmp_path, head + text[second + 1 :], "cut.txt")
+    ev = heldout.load_copy(tmp_path, head + text[second + 1 :], "cut.txt")
     assert "processes" not in ev.gpus[0] and "has_process" not in ev.gpus[0]
     assert first  # (the sample has the section to cut)

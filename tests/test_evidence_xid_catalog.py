@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from advisor.parsers import logs
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
+from tests import heldout
 
 # (Xid, the driver's words after its pid and name) for the catalog's RESET_GPU rows added to
 # XID_RESET beside the ones the earlier rounds met (48, 62, 64, 79, 95, 109, 119, 120)
@@ -30,20 +29,20 @@ RESET_GPU_LINES = [
 @pytest.mark.parametrize(("xid", "words"), RESET_GPU_LINES)
 def test_a_reset_gpu_xid_is_a_fault_of_that_gpu(tmp_path: Path, xid: int, words: str) -> None:
     line = f"[ 9001.512345] NVRM: Xid (PCI:0000:3b:00): {xid}, pid=4242, name=python, {words}\n"
-    ev = _load_copy(tmp_path, line, "kern.log")
+    ev = heldout.load_copy(tmp_path, line, "kern.log")
     (fault,) = ev.failures
     assert (fault["kind"], fault["code"]) == ("gpu_driver_fault", str(xid))
     assert "0000:3b:00" in fault["message"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 @pytest.mark.parametrize("xid", [13, 31, 43])
 def test_the_applications_xids_stay_warnings(tmp_path: Path, xid: int) -> None:
     line = f"[ 9001.512345] NVRM: Xid (PCI:0000:3b:00): {xid}, pid=4242, name=python, Ch 00000010\n"
-    ev = _load_copy(tmp_path, line, "kern.log")
+    ev = heldout.load_copy(tmp_path, line, "kern.log")
     (error,) = ev.failures
     assert (error["kind"], error["code"]) == ("gpu_driver_error", str(xid))
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_every_reset_xid_is_named_and_explained() -> None:

@@ -8,6 +8,7 @@ Samples: ``tests/data/evidence_heldout_10/`` (sources in ``tests/data/SOURCES.md
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,14 +16,14 @@ import pytest
 from advisor.evidence.load import detect, load_paths
 from advisor.parsers import ParseError, npu_smi, nvidia_smi, rank_table
 from advisor.probes import drift
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_10"
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- vllm-ascend's prefill/decode rank table ---------------------------------------------------

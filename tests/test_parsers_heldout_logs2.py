@@ -7,8 +7,11 @@ Samples: ``tests/data/evidence_heldout_4/`` (sources in ``tests/data/SOURCES.md`
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
 
 HELDOUT = DATA / "evidence_heldout_4"
@@ -18,8 +21,7 @@ def _parse(name: str) -> logs.LogReport:
     return logs.parse((HELDOUT / name).read_text())
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _messages(ev: EvidenceFacts) -> list[tuple[int, str]]:

@@ -6,16 +6,18 @@ Samples: ``tests/data/evidence_heldout_6/`` (sources in ``tests/data/SOURCES.md`
 
 from __future__ import annotations
 
+from functools import partial
+
 from advisor.evidence.load import EvidenceFacts, detect, load_paths
 from advisor.parsers import nccl_tests, strip_launcher_prefix
+from tests import heldout
 from tests.conftest import DATA
 
 HELDOUT = DATA / "evidence_heldout_6"
 GBITS = 8.0  # facts hold Gbit/s, the logs print GB/s
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 def _messages(ev: EvidenceFacts) -> list[tuple[int, str]]:

@@ -7,22 +7,23 @@ Samples: ``tests/data/evidence_heldout_9/`` (sources in ``tests/data/SOURCES.md`
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.evidence.load import EvidenceFacts, detect
 from advisor.parsers import nccl_tests
+from tests import heldout
 from tests.conftest import DATA
 
 HELDOUT = DATA / "evidence_heldout_9"
 GBITS = 8.0  # facts hold Gbit/s, the logs print GB/s
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _messages(ev: EvidenceFacts) -> list[tuple[int, str]]:

@@ -20,23 +20,23 @@ Samples: ``tests/data/evidence_heldout_27/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import load_paths
 from advisor.parsers import logs, nccl_tests, npu_smi, nvidia_smi, rank_table
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_27"
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _failures(name: str) -> list[dict[str, Any]]:

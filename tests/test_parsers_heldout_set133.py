@@ -13,18 +13,19 @@ Samples: ``tests/data/evidence_heldout_28/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import load_paths
 from advisor.parsers import logs, numbered_lines
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import event, finding_items
 
 HELDOUT = DATA / "evidence_heldout_28"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _failures(name: str) -> list[dict[str, Any]]:

@@ -10,19 +10,20 @@ Samples: ``tests/data/evidence_heldout_29/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from advisor.evidence.command import cluster_from
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.evidence.load import detect
 from advisor.parsers import hccn_tool, logs
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import event, finding_items, npu_chip
 
 HELDOUT = DATA / "evidence_heldout_29"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _failures(name: str) -> list[dict[str, Any]]:

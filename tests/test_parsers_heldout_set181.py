@@ -11,21 +11,22 @@ Samples: ``tests/data/evidence_heldout_30/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from advisor.evidence.command import cluster_from
-from advisor.evidence.load import EvidenceFacts, detect, load_paths, load_text, shape_note
+from advisor.evidence.load import detect, load_text, shape_note
 from advisor.parsers import ParseError, npu_smi, nvidia_smi
+from tests import heldout
 from tests.conftest import DATA, run_advisor
 from tests.rules_facts import bench_table, builtin_findings, finding_items, npu_chip
 
 HELDOUT = DATA / "evidence_heldout_30"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_inactive_nvlinks_are_read_per_gpu_and_named_in_a_finding() -> None:

@@ -11,17 +11,18 @@ Samples: ``tests/data/evidence_heldout_32/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.evidence.load import load_text
+from tests import heldout
 from tests.conftest import DATA, run_advisor
 from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_32"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _failures(name: str, kind: str) -> list[dict]:

@@ -11,15 +11,17 @@ Samples: ``tests/data/evidence_heldout_33/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from functools import partial
+
+from advisor.evidence.load import load_text
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_33"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_a_gpu_the_driver_lost_at_load_without_an_xid_is_a_fault() -> None:

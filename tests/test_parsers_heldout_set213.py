@@ -9,19 +9,20 @@ Samples: ``tests/data/evidence_heldout_35/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, busbw_drops, load_file, load_paths, load_text
+from advisor.evidence.load import EvidenceFacts, busbw_drops, load_file, load_text
 from advisor.evidence.timeline import build
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import bench_table, builtin_findings, finding_items
 
 HELDOUT = DATA / "evidence_heldout_35"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _kinds(ev: EvidenceFacts, kind: str) -> list[dict[str, Any]]:

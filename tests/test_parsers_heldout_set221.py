@@ -9,19 +9,20 @@ Samples: ``tests/data/evidence_heldout_37/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings, finding_items
 
 HELDOUT = DATA / "evidence_heldout_37"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _kinds(ev: EvidenceFacts, kind: str) -> list[dict[str, Any]]:

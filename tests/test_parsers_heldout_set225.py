@@ -7,17 +7,18 @@ Samples: ``tests/data/evidence_heldout_38/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_file, load_paths, load_text
+from advisor.evidence.load import load_file, load_text
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import bench_table, event, finding_items
 
 HELDOUT = DATA / "evidence_heldout_38"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_a_ras_mismatch_warning_names_the_ranks_that_are_ahead() -> None:

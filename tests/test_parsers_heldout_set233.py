@@ -9,15 +9,16 @@ Samples: ``tests/data/evidence_heldout_41/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_41"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_an_ascend_950_ub_connect_answer_gives_each_port_of_the_device() -> None:

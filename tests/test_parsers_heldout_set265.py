@@ -3,15 +3,17 @@ tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from functools import partial
+
+from advisor.evidence.load import load_text
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_44"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_ei0006s_detected_peers_are_its_link() -> None:

@@ -3,21 +3,21 @@ tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from advisor.evidence.load import (
-    EvidenceFacts,
     _nvlink_left_out,
-    load_paths,
     load_text,
     wrapper_tag,
 )
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_45"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_an_hccl_call_a_caller_wrapped_says_its_result_and_the_engine_it_connected_to() -> None:

@@ -3,8 +3,11 @@ Tool reference's own examples, tests/data/evidence_heldout_46, sources in tests/
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from functools import partial
+
+from advisor.evidence.load import load_text
 from advisor.parsers import hccn_tool
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings, finding_items
 
@@ -14,12 +17,8 @@ SU_BER = "hccn_tool_su_ber_result_port4.txt"
 DOWN_DATA = "hccn_tool_down_data_udie0_port4.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def test_uncorrected_fec_frames_are_a_warning_naming_device_die_and_port() -> None:

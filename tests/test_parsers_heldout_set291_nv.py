@@ -4,16 +4,18 @@ samples' p2pBandwidthLatencyTest, ``dcgmi nvlink --link-status``."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths, load_text
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts, detect, load_text
 from advisor.parsers import dcgm, nvbandwidth, p2p_bandwidth
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_46"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _items(ev: EvidenceFacts) -> dict[str, list[str]]:

@@ -4,18 +4,19 @@ sources in tests/data/SOURCES.md) that the advisor read wrong or not at all befo
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import load_paths
 from advisor.parsers import dcgm
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_49"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_the_dynamic_loaders_failures_are_a_library_problem_not_a_ranks_exit() -> None:

@@ -3,15 +3,16 @@ sources in tests/data/SOURCES.md) that the advisor read wrong or not at all befo
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_52"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_nccls_result_and_last_error_under_a_ray_prefix_are_read() -> None:

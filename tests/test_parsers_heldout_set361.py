@@ -3,17 +3,18 @@ tests/data/SOURCES.md) that the advisor read wrong or not at all before this cha
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
 from advisor.parsers import dcgm
 from advisor.parsers.rdma import GBIT_PER_MIB, NO_DEVICE, parse_perftest
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_52"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_an_old_perftest_head_without_a_device_line_is_a_run_on_the_commands_port() -> None:

@@ -4,16 +4,16 @@ sources in tests/data/SOURCES.md) that the advisor read wrong or not at all befo
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_53"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_a_watchdog_killed_by_an_uncorrectable_ecc_error_is_the_gpus_fault() -> None:

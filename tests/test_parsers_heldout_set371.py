@@ -3,15 +3,17 @@ sources in tests/data/SOURCES.md) that the advisor read wrong or not at all befo
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings, smi_gpu
 
 HELDOUT = DATA / "evidence_heldout_55"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[str]:

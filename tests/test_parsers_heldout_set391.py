@@ -5,18 +5,19 @@ evidence_heldout_57, sources in tests/data/SOURCES.md)."""
 from __future__ import annotations
 
 import shutil
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, detect, load_paths
 from advisor.parsers import ascend_versions
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_57"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[str]:

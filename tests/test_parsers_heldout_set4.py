@@ -8,16 +8,18 @@ Samples: ``tests/data/evidence_heldout_7/`` (sources in ``tests/data/SOURCES.md`
 
 from __future__ import annotations
 
+from functools import partial
+
 from advisor.evidence.load import load_paths
 from advisor.parsers import hccl_test, hccn_tool, logs, strip_launcher_prefix
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import finding_items
 
 HELDOUT = DATA / "evidence_heldout_7"
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 def test_route_table_keyed_by_its_own_header() -> None:

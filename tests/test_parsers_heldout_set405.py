@@ -4,16 +4,18 @@ evidence_heldout_58, sources in tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts, load_text
 from advisor.parsers import ethtool, iperf, nvidia_smi
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_58"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[str]:

@@ -5,18 +5,20 @@ evidence_heldout_59, sources in tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import iperf, logs, nccl_tests, nccl_topo, netif, prechecks
 from advisor.parsers.logs import torch_nccl_version
 from advisor.plain import to_plain
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_59"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[str]:

@@ -4,20 +4,17 @@ tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
 from advisor.parsers import hccl_test, logs, nccl_tests, npu_smi, nvidia_smi, rank_table
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_59"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _said(ev: EvidenceFacts) -> list[str]:
-    return [m.message for f in ev.files for m in f.messages]
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_ei0004_reads_the_rank_table_its_line_quotes() -> None:
@@ -39,7 +36,7 @@ def test_ei0004_reads_the_rank_table_its_line_quotes() -> None:
 def test_nccl_settings_keep_a_paths_extension() -> None:
     # "NCCL_GRAPH_FILE set by environment to /opt/microsoft/ncv4/graph.xml": the setting the WARN
     # comes from, its ".xml" kept; a value's closing period is still not part of it
-    said = _said(_load("nccl1240_spotllm_graph_file_xml_import_channel_warn_cut.log"))
+    said = heldout.said(_load("nccl1240_spotllm_graph_file_xml_import_channel_warn_cut.log"))
     (settings,) = [m for m in said if m.startswith("log: NCCL settings from the environment")]
     assert "NCCL_TOPO_FILE=/opt/microsoft/ncv4/topo.xml" in settings
     assert "NCCL_GRAPH_FILE=/opt/microsoft/ncv4/graph.xml" in settings
@@ -62,7 +59,7 @@ def test_nvlink_capabilities_are_read_per_link_and_judge_nothing() -> None:
     ev = _load("ilgpu378_nvlink_capabilities_v100_cut.txt")
     (f,) = ev.files
     assert f.status == "read"
-    (note,) = [m for m in _said(ev) if "nvlink -c" in m]
+    (note,) = [m for m in heldout.said(ev) if "nvlink -c" in m]
     assert "P2P: links 0-4" in note and "SLI: false on every link listed" in note
     assert "link 4 lists 1 of 6: the copy ends there" in note
     # capabilities are no link state: no link is counted up or down
@@ -227,7 +224,7 @@ def test_hccl_test_stopped_at_device_init_is_read_with_its_acl_code() -> None:
     (event,) = ev.failures
     assert event["kind"] == "npu_runtime_error" and event["code"] == "100000"
     assert "cannot find rank by rank id 0" in event["message"]
-    assert any("stopped at device_init" in m for m in _said(ev))
+    assert any("stopped at device_init" in m for m in heldout.said(ev))
 
 
 def test_a_rank_table_without_status_is_not_told_to_wait() -> None:
@@ -285,7 +282,7 @@ def test_aws_ofi_ncclS_efa_only_warning_is_a_fallback() -> None:
 
 def test_a_host_named_by_digits_alone_starts_ncclS_lines() -> None:
     ev = _load("vllm6407_host180_4gpu_p2p_ipc_read_shm_direct_rings_trees_cut.log")
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any(
         "NCCL's channels go via SHM/direct/direct" in m and "P2P/IPC/read" in m for m in said
     )
@@ -400,7 +397,7 @@ def test_a_rank_table_with_dots_is_said_not_to_load() -> None:
     ev = _load(
         "rank_table_v10_2srv_11_87_49_110_111_devices_elided_with_dots_invalid_json_xllm_glm5_doc.json"
     )
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any("as written the file is not JSON, so HCCL cannot load it" in m for m in said)
 
 
@@ -456,7 +453,7 @@ def test_ncclS_communicator_shape_line_is_a_note() -> None:
     )
     assert any(
         "a communicator of 8 rank(s) on 4 node(s), 2 on each (this log: rank(s) 1, 2)" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
@@ -464,7 +461,7 @@ def test_ncclS_communicator_shape_line_is_a_note() -> None:
 
 
 def test_a_collective_examples_print_is_read_as_its_ranks_output() -> None:
-    said = _said(_load("hccl_example_send_recv_8npu_odd_ranks_receive_prev_device_id.log"))
+    said = heldout.said(_load("hccl_example_send_recv_8npu_odd_ranks_receive_prev_device_id.log"))
     assert any(
         "a collective example's output: 8 NPU(s) found, rank(s) 1, 3, 5, 7 printed their output"
         in m
@@ -473,7 +470,7 @@ def test_a_collective_examples_print_is_read_as_its_ranks_output() -> None:
     ev = _load("hccl_example_pytorch_allreduce_8ranks_input_output.log")
     (f,) = ev.files
     assert f.status == "read" and not ev.failures
-    assert any("rank(s) 0, 1, 2, 3, 4, 5, 6, 7 printed their output" in m for m in _said(ev))
+    assert any("rank(s) 0, 1, 2, 3, 4, 5, 6, 7 printed their output" in m for m in heldout.said(ev))
 
 
 def test_an_ocr_copys_open_device_line_names_the_device() -> None:
@@ -486,7 +483,7 @@ def test_an_ocr_copys_open_device_line_names_the_device() -> None:
 
 def test_two_masked_server_ids_are_not_one_shared() -> None:
     name = "rank_table_v10_cross_cluster_2srv_16p_masked_ips_dpu_ip_cluster_list_roce_mindspore_sample.json"
-    (said,) = [m for m in _said(_load(name)) if m.startswith("rank_table: server_id")]
+    (said,) = [m for m in heldout.said(_load(name)) if m.startswith("rank_table: server_id")]
     assert "server_0_10.*.*.*, server_1_10.*.*.* are masked or placeholders" in said
     assert "shared" not in said
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_text
 from advisor.parsers import logs, rank_table, rdma
+from tests import heldout
 from tests.rules_facts import builtin_findings, event
-from tests.test_parsers_heldout_set453 import HELDOUT, _events, _load, _said
+from tests.test_parsers_heldout_set453 import HELDOUT, _events, _load
 
 # --- round EEE's leftovers ---------------------------------------------------------------------
 
@@ -94,7 +95,7 @@ def test_torchruns_failure_line_wrapped_by_the_terminal_is_still_read() -> None:
 
 
 def test_nccl_24s_init_complete_without_a_bus_id_is_a_communicator() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "nccl226_aws_64_hosts_1gpu_each_ring_trees_net_socket_init_complete_ranks15_19_of64_healthy_cut.log"
         )
@@ -103,7 +104,7 @@ def test_nccl_24s_init_complete_without_a_bus_id_is_a_communicator() -> None:
 
 
 def test_nccls_init_timings_say_how_long_set_up_took_and_where() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "nccl1646_dgx_b200_8ranks_init_complete_init_timings_55s_kernels_52s_p2p_cumem_elided_slow_init_cut.log"
         )
@@ -123,7 +124,7 @@ def test_a_looped_query_of_values_only_is_said_not_made_into_gpus() -> None:
     (f,) = ev.files
     assert f.status == "read" and f.formats == ["nvidia_smi_query_csv"]
     assert ev.gpus == []
-    (note,) = [m for m in _said(ev) if "looped query" in m]
+    (note,) = [m for m in heldout.said(ev) if "looped query" in m]
     assert "5 time-stamped row(s), 2024/01/16 14:44:16.977 to 2024/01/16 14:44:17.095" in note
     assert "pstate P8; temperature.gpu 23-26;" in note
     assert "memory.total 23028 MiB; memory.free 22494-22508 MiB; memory.used 7-21 MiB" in note
@@ -191,7 +192,7 @@ def test_a_notes_files_hccn_conf_is_compared_with_the_ports_address() -> None:
     (f,) = ev.files
     assert f.status == "read"
     # the conf's block only is the conf's: the other outputs' lines are no "not key_N=value"
-    assert not [m for m in _said(ev) if "not a key_N=value" in m or "unreadable row" in m]
+    assert not [m for m in heldout.said(ev) if "not a key_N=value" in m or "unreadable row" in m]
     (port,) = ev.npu_ports
     # the route table ends at its blank line, before the "> cat /etc/hccn.conf" command
     assert [r["destination"] for r in port["routes"]] == [
@@ -284,7 +285,7 @@ def test_npu_smi_hccs_is_judged_by_its_health_and_error_counts() -> None:
     name = "npu_smi_t_hccs_3links_health_ok_retry0_error0_tx_rx_counters_rust_fixture.txt"
     assert (
         "npu_smi_query: npu-smi info -t hccs: health OK, 3 link(s), no error or retry counted"
-        in _said(_load(name))
+        in heldout.said(_load(name))
     )
     # the same answer with a link's errors counted and its health not OK: the chip's fault
     text = (HELDOUT / name).read_text()
@@ -332,7 +333,7 @@ def test_an_unfilled_template_is_said_as_one() -> None:
 
 
 def test_nccl_23s_ib_device_and_rank_lines_are_read() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "horovod639_mpirun_3nodes_c4140_1gpu_each_nccl235_ib0_mlx5_0_net_ib_rank0_of3_healthy_cut.log"
         )
@@ -342,7 +343,7 @@ def test_nccl_23s_ib_device_and_rank_lines_are_read() -> None:
 
 
 def test_nccls_trees_line_names_the_rank_and_the_communicator() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "ray59778_vllm_rayworkerwrapper_k8s17_rank16_of32_trees_p2p_ipc_nchannels16_proxy_elided_healthy_cut.log"
         )
@@ -356,7 +357,7 @@ def test_nvlink_capabilities_without_their_gpu_line_are_one_unnamed_gpus() -> No
     )
     (f,) = ev.files
     assert f.status == "read" and f.formats == ["nvidia_smi_nvlink"]
-    (note,) = [m for m in _said(ev) if "nvlink -c" in m]
+    (note,) = [m for m in heldout.said(ev) if "nvlink -c" in m]
     assert "a GPU the copy does not name, 2 link(s) listed" in note
     assert "Link: false on every link listed" in note
 
@@ -397,7 +398,7 @@ def test_show_counters_hw_counters_are_read_with_their_errors() -> None:
     )
     (f,) = ev.files
     assert "rdma_hw_counters" in f.formats
-    (note,) = [m for m in _said(ev) if "hw counters" in m]
+    (note,) = [m for m in heldout.said(ev) if "hw counters" in m]
     assert "RDMA hw counters of mlx5_0 port 1: 30 counter(s)" in note
     assert "out_of_buffer 135, req_cqe_error 22" in note and "resp_cqe_error 1009" in note
     assert "lifespan" not in note
@@ -477,13 +478,13 @@ def test_a_detectron2_style_logger_is_a_programs_log() -> None:
     )
     (f,) = ev.files
     assert f.status == "read" and not ev.failures
-    assert any("a program's log in no form the advisor reads" in m for m in _said(ev))
+    assert any("a program's log in no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_loss_lines_of_several_processes_are_counted_as_their_steps() -> None:
     (note,) = [
         m
-        for m in _said(
+        for m in heldout.said(
             _load(
                 "mindaudio105_ascend_graph_8p_deepspeech2_epoch1_step402_eight_losses_epoch_time_healthy_cut.log"
             )
@@ -495,7 +496,7 @@ def test_loss_lines_of_several_processes_are_counted_as_their_steps() -> None:
 
 
 def test_nccls_connected_rings_ib_alloc_and_channel_counts_are_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "transformers22363_deepspeed_pdsh_gpu1505_gpu1504_net_ib_alloc_connected_rings_trees_healthy_cut.log"
         )
@@ -506,7 +507,7 @@ def test_nccls_connected_rings_ib_alloc_and_channel_counts_are_said() -> None:
 
 
 def test_nccls_init_start_and_ring_channels_are_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "physicsnemo539_graphcast_mpirun_np3_container_3rank_socket_init_start_nvls_affinity_channels_healthy_cut.log"
         )
@@ -536,7 +537,7 @@ def test_hccl_tests_check_printed_by_each_process_is_counted_and_no_step_claimed
     (failed,) = ev.failures
     assert failed["repeated_lines"] == [3, 4, 5, 6, 7, 8, 9]
     assert "8 processes printed it (lines 2, 3, 4, 5, 6, 7, 8, 9)" in failed["message"]
-    (note,) = [m for m in _said(ev) if "before any result table" in m]
+    (note,) = [m for m in heldout.said(ev) if "before any result table" in m]
     assert "communicator init" not in note
     assert "a call hccl_test names by its source line only" in note
 
@@ -556,7 +557,7 @@ def test_npu_smi_refusing_a_command_is_said() -> None:
     )
     (f,) = ev.files
     assert f.status == "read" and f.formats == ["npu_smi_refused"]
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "npu_smi_refused: npu-smi refused the command 'npu-smi topo -m' ('Command or option is "
         "not found.') and printed its usage: nothing was answered; its topology query is "
@@ -578,7 +579,7 @@ def test_a_use_cuda_perftest_that_cannot_register_its_gpu_buffer_says_so() -> No
 
 
 def test_two_show_gids_outputs_are_told_apart_and_their_index_compared() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "multus1100_show_gids_two_pods_mlx5_4_net1_macvlan_gid_index_4_5_vs_6_7_172_20_1_1_and_1_2.txt"
         )

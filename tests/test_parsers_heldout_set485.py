@@ -4,25 +4,10 @@ sources in tests/data/SOURCES.md)."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import rdma
-from advisor.plain import to_plain
+from tests import heldout
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import HELDOUT, _load, _said
-
-
-def _found(ev: EvidenceFacts, backend: str = "nccl") -> dict[str, object]:
-    """The built-in rules' findings on an import's failures, ports and timelines."""
-    return builtin_findings(
-        {
-            "evidence.failures": ev.failures,
-            "evidence.gpus": ev.gpus,
-            "evidence.hca_ports": ev.hca_ports,
-            "evidence.timelines": [to_plain(t) for t in ev.timelines],
-        },
-        backend,
-    )
-
+from tests.test_parsers_heldout_set453 import HELDOUT, _load
 
 # --- round HHH's leftovers ---------------------------------------------------------------------
 
@@ -126,7 +111,7 @@ def test_a_failed_build_of_hccl_test_gives_the_compilers_first_error() -> None:
 
 
 def test_hccl_test_rows_whose_check_is_null_are_said_unchecked() -> None:
-    said = _said(
+    said = heldout.said(
         _load("hccl_test_broadcast_64m_check_null_vllm_hust_devhub_20260407_first_39_rows.log")
     )
     assert any(
@@ -145,7 +130,7 @@ def test_one_logged_line_alone_is_a_programs_log_with_no_error() -> None:
     (f,) = ev.files
     assert (f.formats, f.status) == (["log"], "read")
     assert ev.failures == []
-    assert any("no line says an error" in m for m in _said(ev))
+    assert any("no line says an error" in m for m in heldout.said(ev))
 
 
 def test_a_segfault_banner_and_vllms_failed_core_are_one_crash_not_an_unexplained_err99999() -> (
@@ -158,7 +143,7 @@ def test_a_segfault_banner_and_vllms_failed_core_are_one_crash_not_an_unexplaine
     assert (crash["kind"], crash["line"], crash["exit_code"]) == ("launcher_exit", 3, -11)
     assert crash["exception_type"].startswith("tvm_ffi's signal handler")
     assert "vLLM: its EngineCore process exited with -11 (line 5)" in crash["exception_type"]
-    found = _found(ev, "hccl")
+    found = heldout.found(ev, "hccl")
     assert "evidence-launcher-exit" in found
     assert "evidence-torch-npu-error" not in found  # the crash above explains ERR99999
 
@@ -183,7 +168,7 @@ def test_mindsporess_failed_group_on_gpus_is_its_own_failure_not_a_cann_plog() -
     assert failed["group"] == "nccl_world_group"
     assert "NCCL's communicator" in failed["exception_type"]
     assert "does not match CUDA 11.8.89 (line 1)" in failed["exception_type"]
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-comm-group-failed" in found and "evidence-hccl-plog-error" not in found
 
 
@@ -204,7 +189,7 @@ def test_hccls_run_log_entries_of_a_communicators_creation_are_read() -> None:
         "hccl_doc_run_plog_entry_getrootinfo_comminitrootinfoconfig_ranks16_rank0_group_name_0_healthy.log"
     )
     assert ev.failures == []
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "log: HCCL was called to create a communicator by root info: rank 0 of 16, root "
         "127.10.0.1 port 60000, identifier group_name_0, device 0"
     ]
@@ -219,7 +204,7 @@ def test_nccls_result_text_inside_vllms_worker_message_is_a_failed_nccl_call() -
     )
     (failed,) = ev.failures
     assert (failed["kind"], failed["pid"], failed["line"]) == ("nccl_call_failure", 232, 1)
-    assert "evidence-nccl-call-failed" in _found(ev)
+    assert "evidence-nccl-call-failed" in heldout.found(ev)
 
 
 def test_a_chain_of_ray_task_errors_names_the_innermost_task_and_torchs_backend_error() -> None:
@@ -230,12 +215,12 @@ def test_a_chain_of_ray_task_errors_names_the_innermost_task_and_torchs_backend_
     assert (raised["line"], raised["pid"], raised["host"]) == (12, 192, "10.0.0.19")
     assert raised["library"] == "torch.distributed"
     assert "the driver got it through ray::_Inner.train()" in raised["call"]
-    finding = _found(ev)["evidence-python-exception"]
+    finding = heldout.found(ev)["evidence-python-exception"]
     assert "raised inside torch.distributed" in finding.message
 
 
 def test_nvls_tree_comm_split_and_a_cut_rank_line_are_read() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "msswift3934_grpo_g183_interleaved_net_ib_8_gdrdma_nvls_tree_commsplit_nranks16_service_thread_connection_closed_cut.log"
         )
@@ -249,7 +234,7 @@ def test_nvls_tree_comm_split_and_a_cut_rank_line_are_read() -> None:
 
 
 def test_nccls_topology_dump_and_communicators_ended_by_abort_are_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "megatron_duihuhu_c0b58536a5f1_4gpu_nvswitch_socket_eth0_hpcx_plugin_init_head_cut.log"
         )
@@ -259,7 +244,7 @@ def test_nccls_topology_dump_and_communicators_ended_by_abort_are_said() -> None
         "log: NCCL's topology: 4 GPU(s) (27000, 2D000, 54000, 59000); NVLink 160.0 GB/s to an "
         "NVSwitch" in said
     )
-    said = _said(
+    said = heldout.said(
         _load(
             "megatron_duihuhu_c0b58536a5f1_rank0_tail_allreduce_opcount_then_service_thread_closed_4_comms_abort_complete_cut.log"
         )
@@ -285,7 +270,7 @@ def test_time_outs_at_other_seqnums_with_no_group_named_are_a_warning_and_no_fir
         assert timeline.unnamed_seq_spread == spread
         assert timeline.seq_spread == {}
         assert timeline.first_rank is None  # each watchdog fired when its own wait ran out
-        found = _found(ev)
+        found = heldout.found(ev)
         assert "evidence-watchdog-seq-spread-unnamed-group" in found
         assert "evidence-failure-order" not in found
     (timeline,) = _load(
@@ -307,7 +292,7 @@ def test_a_custom_benchmark_under_srun_is_a_programs_log() -> None:
 
 
 def test_nccl_tests_rows_above_the_headers_max_bytes_are_said_of_another_run() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "coreweave_kubectl_mpijob_h100_64_sharp_launcher_log_all_reduce_512m_8g_busbw_386_avg_373_elided.log"
         )
@@ -334,7 +319,7 @@ def test_a_runtime_error_takes_no_device_from_another_processs_lines_under_it() 
 
 
 def test_npu_smi_info_l_is_named_as_the_device_list() -> None:
-    (note,) = _said(_load("npu_smi_info_l_950_a5_pcie_card_total_count_1_driver_doc.txt"))
+    (note,) = heldout.said(_load("npu_smi_info_l_950_a5_pcie_card_total_count_1_driver_doc.txt"))
     assert note == (
         "npu_smi_query: npu-smi info -l: Total Count 1; 1 NPU(s) listed (NPU 0 (A5 PCIe Card))"
     )
@@ -347,7 +332,7 @@ def test_vllms_engine_core_that_names_no_failed_process_is_a_failed_start() -> N
     (failed,) = ev.failures
     assert (failed["kind"], failed["line"]) == ("launcher_exit", 12)
     assert failed["exception_type"] == "vLLM (its engine core did not start; no process named)"
-    assert "evidence-torch-npu-error" not in _found(ev, "hccl")
+    assert "evidence-torch-npu-error" not in heldout.found(ev, "hccl")
 
 
 def test_a_benchmark_report_after_logger_lines_is_a_clean_log_and_no_failed_0_error() -> None:
@@ -384,7 +369,7 @@ def test_a_zero_node_guid_is_said_beside_a_port_that_did_not_come_up() -> None:
     )
     (port,) = ev.hca_ports
     assert (port["state"], port["guid_zero"], port["sm_lid"]) == ("PORT_INIT", True, 4)
-    (item,) = _found(ev)["evidence-hca-port-not-active"].items
+    (item,) = heldout.found(ev)["evidence-hca-port-not-active"].items
     assert "node GUID all zeros (none assigned" in item
 
 
@@ -401,7 +386,7 @@ def test_the_warn_finding_says_nccl_errors_read_apart_may_come_first() -> None:
     ev = _load(
         "nccltests24_gpu4_gpu5_ib_completion_error12_vendor129_then_illegal_memory_access_cut.log"
     )
-    finding = _found(ev)["evidence-nccl-warning"]
+    finding = heldout.found(ev)["evidence-nccl-warning"]
     assert finding.message.startswith(
         "NCCL printed 1 more WARN line(s) in 1 process(es), beside the NCCL errors the other "
         "findings read"
@@ -421,7 +406,7 @@ def test_a_failure_with_no_warn_names_where_nccls_trace_starts_and_its_settings(
 
 
 def test_nccls_bootstrap_and_loaded_plugins_are_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "vllm2442_v100_tp4_local_ray_rayworker_pid75830_bootstrap_bond0_rdma_plugin_v5_sharp_healthy_start_cut.log"
         )
@@ -441,7 +426,7 @@ def test_a_grep_of_ibv_devinfo_without_port_lines_reads_each_devices_port() -> N
         ("rdma_en3", 1, "PORT_DOWN", 80.0),
         ("rdma_en4", 1, "PORT_ACTIVE", 40.0),
     ]
-    assert len(_found(ev)["evidence-hca-port-not-active"].items) == 2
+    assert len(heldout.found(ev)["evidence-hca-port-not-active"].items) == 2
 
 
 def test_a_port_that_discarded_most_of_what_it_received_is_a_warning() -> None:
@@ -454,7 +439,7 @@ def test_a_port_that_discarded_most_of_what_it_received_is_a_warning() -> None:
         "the port discarded 60.4 % of the packets it received"
     )
     assert "it sent 5745055 pause frames" in drops["exception_type"]
-    assert _found(ev)["evidence-nic-rx-discards"].severity == "warning"
+    assert heldout.found(ev)["evidence-nic-rx-discards"].severity == "warning"
 
 
 def test_the_prompt_that_ran_nvidia_smi_names_the_lost_gpus_host() -> None:
@@ -464,7 +449,7 @@ def test_the_prompt_that_ran_nvidia_smi_names_the_lost_gpus_host() -> None:
 
 
 def test_two_processes_same_header_before_any_row_is_one_table_not_a_cut_run() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "nccltests329_two_dockers_same_host_mpirun_each_rank0_nranks1_t600_roce_ibext_busbw0_head_tail_cut.log"
         )
@@ -476,7 +461,7 @@ def test_two_processes_same_header_before_any_row_is_one_table_not_a_cut_run() -
 
 
 def test_nccl_1x_start_is_read() -> None:
-    said = _said(
+    said = heldout.said(
         _load("pastebin_uksz04tl_nccl135_cuda90_2gpu_p2p_device_mem_pytorch_desktop_healthy.log")
     )
     assert said == [
@@ -500,7 +485,7 @@ def test_a_flattened_line_gives_nccls_last_error_after_its_label() -> None:
 
 
 def test_a_second_row_cut_after_its_chip_index_keeps_the_chip() -> None:
-    said = _said(_load("npu_smi_info_24_1_rc2_910b3_npu0_ok_hbm_9069_llamacpp11966_cut.txt"))
+    said = heldout.said(_load("npu_smi_info_24_1_rc2_910b3_npu0_ok_hbm_9069_llamacpp11966_cut.txt"))
     assert any(
         "NPU 1 chip 0's second row is cut off after its chip index: its bus id and usage are "
         "unknown" in m
@@ -515,7 +500,7 @@ def test_the_traceback_names_the_failed_tasks_device_stream_and_task() -> None:
     (runtime,) = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
     assert runtime["device"] == 0
     assert runtime["exception_type"] == "the failed task: device 0, stream 28, task 1726"
-    (item,) = _found(ev, "hccl")["evidence-npu-runtime-error"].items
+    (item,) = heldout.found(ev, "hccl")["evidence-npu-runtime-error"].items
     assert "507018 = ACL_ERROR_RT_AICPU_EXCEPTION: the failed task: device 0, stream 28" in item
 
 
@@ -557,7 +542,7 @@ def test_vllms_engine_core_that_failed_to_start_gives_its_exception() -> None:
     assert failed["exception_type"].startswith(
         "vLLM (its engine core did not start: RuntimeError: Failed to find function aclmdlRIC"
     )
-    assert "evidence-launcher-exit" in _found(ev, "hccl")
+    assert "evidence-launcher-exit" in heldout.found(ev, "hccl")
 
 
 def test_libibverbs_abi_mismatch_is_the_reason_no_device_is_listed() -> None:
@@ -586,7 +571,7 @@ def test_a_lost_gpu_the_table_below_lists_again_is_a_warning_and_wddm_rows_read(
 
 
 def test_rays_folded_repeats_of_a_failure_line_are_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "openrlhf624_ray_actor_prefixed_watchdog_allgather_base_seq17284_7200000ms_repeated14x_cut.log"
         )
@@ -595,11 +580,13 @@ def test_rays_folded_repeats_of_a_failure_line_are_said() -> None:
 
 
 def test_nccl_ring_lines_and_a_collectors_stamp_before_mpiruns_tag_are_read() -> None:
-    said = _said(
+    said = heldout.said(
         _load("apex946_10_7_6_170_16rank_ring00_p2p_ipc_net_socket_2threads_8sockets_cut.log")
     )
     assert any("via P2P/IPC (12 line(s)" in m and "via NET/Socket (2 line(s)" in m for m in said)
-    said = _said(_load("meshtransformer38_mpirun_stdout_prefixed_v100_8gpu_rings_p2p_ipc_cut.log"))
+    said = heldout.said(
+        _load("meshtransformer38_mpirun_stdout_prefixed_v100_8gpu_rings_p2p_ipc_cut.log")
+    )
     assert any("NCCL's channels go via P2P/IPC (11 line(s)" in m for m in said)
 
 
@@ -608,7 +595,7 @@ def test_a_topology_header_with_elided_columns_reads_the_devices_shown() -> None
     (topo,) = ev.topologies
     assert "." not in topo["links"]["GPU0"]
     assert topo["links"]["GPU0"]["mlx5_0"] == "PIX"
-    assert not any("no row for ." in m for m in _said(ev))
+    assert not any("no row for ." in m for m in heldout.said(ev))
 
 
 def test_an_older_rdma_link_output_is_read() -> None:
@@ -624,7 +611,7 @@ def test_an_older_rdma_link_output_is_read() -> None:
 
 
 def test_remapped_rows_done_are_a_note() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "nvidia_smi_q_remapped_rows_uncorr_14_pending_no_failure_no_bank_histogram_max_629_a100_pc_amax_1.txt"
         )
@@ -642,7 +629,8 @@ def test_show_gids_inside_a_block_comment_is_read() -> None:
     (f,) = ev.files
     assert f.formats == ["show_gids"]
     assert any(
-        "mlx5_2 port 1 (eth03): 4 GID(s); RoCEv2 index 3 26.110.178.29" in m for m in _said(ev)
+        "mlx5_2 port 1 (eth03): 4 GID(s); RoCEv2 index 3 26.110.178.29" in m
+        for m in heldout.said(ev)
     )
 
 
@@ -650,7 +638,7 @@ def test_a_wrapped_watchdog_progress_line_is_joined() -> None:
     ev = _load(
         "single_gpu_ddp_rank0_watchdog_work_1940009_last_enqueued_1940014_stuck_480s_childfailed.log"
     )
-    finding = _found(ev)["evidence-watchdog-failure"]
+    finding = heldout.found(ev)["evidence-watchdog-failure"]
     assert any(
         "work 1940009 failed; last enqueued work 1940014, last completed 1940008" in i
         for i in finding.items
@@ -673,7 +661,7 @@ def test_a_q_fragment_without_health_sections_is_said_not_unknown() -> None:
     assert any(
         "nvidia-smi -q fragment of one GPU (bus 00000000:01:00.0, device id 0x140110DE, part "
         "number 1401-300-A1, PCIe generation max 2, current 1)" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
@@ -700,13 +688,15 @@ def test_another_files_ei0006_does_not_hide_this_files_link_wait() -> None:
             / "hccl_guide_client_recv_ranktable_timeout_pid347_rank1132_of_2048_group_name_3_0x5000004.log",
         ]
     )
-    found = _found(ev, "hccl")
+    found = heldout.found(ev, "hccl")
     assert "evidence-hccl-link-wait-timeout" in found
     assert "evidence-hccl-socket-timeout" in found
 
 
 def test_a_q_d_memory_page_is_said() -> None:
-    said = _said(_load("nvidia_smi_i0_q_d_memory_utilization_375_66_1995mib_cut_gnomeshell356.txt"))
+    said = heldout.said(
+        _load("nvidia_smi_i0_q_d_memory_utilization_375_66_1995mib_cut_gnomeshell356.txt")
+    )
     assert any(
         "of GPU 0000:01:00.0: memory 1934 of 1995 MiB used, 61 free; GPU utilisation 47 %" in m
         for m in said
@@ -722,7 +712,7 @@ def test_a_perftest_clients_connect_failure_without_its_command_is_read() -> Non
 
 
 def test_ethtool_counters_without_their_heading_and_with_notes_are_read() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "ethtool_S_mlx5_annotated_zh_cut_pcs_symbol_err_386_lane3_errors_17722623_corrected_bits_tx_pci_signal_integrity_2.txt"
         )

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_text
 from advisor.parsers import nvidia_smi
-from tests.test_parsers_heldout_set453 import _load, _said
-from tests.test_parsers_heldout_set485 import _found
+from tests import heldout
+from tests.test_parsers_heldout_set453 import _load
 
 # --- round MMM's leftovers ---------------------------------------------------------------------
 
@@ -30,7 +30,7 @@ def test_the_init_summary_names_the_rank_of_its_link_wait() -> None:
     )
     (wait,) = [f for f in ev.failures if f["kind"] == "hccl_link_timeout"]
     assert (wait["rank"], wait["rank_size"], wait["group"]) == (1132, 2048, "group_name_3")
-    items = _found(ev, "hccl")["evidence-hccl-link-wait-timeout"].items
+    items = heldout.found(ev, "hccl")["evidence-hccl-link-wait-timeout"].items
     assert items[0].startswith("Rank 1132 waited for its peers")
 
 
@@ -40,7 +40,7 @@ def test_an_xml_query_cut_before_its_health_sections_names_its_gpu_and_driver() 
     assert (
         "nvidia-smi -q (driver 430.64, CUDA 10.1): GPU 00000000:29:00.0 GeForce GTX 1660 Ti "
         "listed, the copy ends before their health sections"
-    ) in " ".join(_said(ev))
+    ) in " ".join(heldout.said(ev))
 
 
 def test_a_throttle_reasons_mask_of_values_only_is_said_by_name() -> None:
@@ -50,12 +50,12 @@ def test_a_throttle_reasons_mask_of_values_only_is_said_by_name() -> None:
     # a query run once prints a row a GPU in index order: the row is GPU 0's
     assert ev.files[0].formats == ["nvidia_smi_query_csv"]
     assert [(g["gpu"], g["throttled"]) for g in ev.gpus] == [(0, [])]
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     # 0x1FF: every one of NVML's nine reason bits, the ones the GPU can report
     assert "GPU #1 of the output: clocks_throttle_reasons.supported (it can report): Idle, " in note
     assert "Applications Clocks Setting, SW Power Cap, HW Slowdown" in note
     assert note.endswith("Display Clock Setting")
-    assert _found(ev).get("evidence-gpu-throttled") is None
+    assert heldout.found(ev).get("evidence-gpu-throttled") is None
 
 
 def test_an_active_throttle_mask_in_a_csv_row_is_a_slowdown() -> None:
@@ -68,7 +68,7 @@ def test_an_active_throttle_mask_in_a_csv_row_is_a_slowdown() -> None:
     ev = load_text(text, "throttle.csv")
     # 0x44: HW Thermal Slowdown (0x40) and SW Power Cap (0x4, a GPU at its power limit: healthy)
     assert [g["throttled"] for g in ev.gpus] == [["HW Thermal Slowdown"], [], ["HW Slowdown"]]
-    assert len(_found(ev)["evidence-gpu-throttled"].items) == 2
+    assert len(heldout.found(ev)["evidence-gpu-throttled"].items) == 2
     assert nvidia_smi.throttle_mask_names("0x0000000000000044") == [
         "SW Power Cap",
         "HW Thermal Slowdown",
@@ -88,7 +88,7 @@ def test_a_rank_list_cut_short_of_its_headers_gpus_is_not_one_rank() -> None:
     (bench,) = ev.benchmarks
     # "nThread 1 nGpus 4": one process's four ranks, only rank 0 of them in the copy
     assert (bench["ranks"], bench["one_rank"], bench["hosts_complete"]) == (4, False, False)
-    assert "evidence-benchmark-one-rank" not in _found(ev)
+    assert "evidence-benchmark-one-rank" not in heldout.found(ev)
 
 
 def test_rank_lines_without_their_host_are_listed_ranks() -> None:
@@ -98,7 +98,7 @@ def test_rank_lines_without_their_host_are_listed_ranks() -> None:
     (bench,) = ev.benchmarks
     assert bench["ranks"] == 8 and bench["hosts"] == []
     assert bench["gpu_models"] == {"NVIDIA B200": 8}
-    said = " ".join(_said(ev))
+    said = " ".join(heldout.said(ev))
     assert "the log does not list its ranks" not in said
     assert "the footer's out-of-bounds count, 0, still checks the run as a whole" in said
 
@@ -108,7 +108,7 @@ def test_a_blanked_node_prefix_and_a_version_wrapped_inside_nccl() -> None:
     (failed,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
     assert failed["rank"] == 18
     assert failed["exception_type"] == "Call to ibv_reg_mr failed with error Bad address"
-    assert "log: NCCL 2.21.5 (torch's account of the failed call)" in _said(ev)
+    assert "log: NCCL 2.21.5 (torch's account of the failed call)" in heldout.said(ev)
 
 
 def test_a_clean_deepspeed_launch_is_read() -> None:
@@ -116,12 +116,12 @@ def test_a_clean_deepspeed_launch_is_read() -> None:
     assert ev.files[0].status == "read" and ev.failures == []
     assert any(
         "runs on this node alone (1 node, 4 local process(es), backend nccl)" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
 def test_an_nvlink_ports_mlxlink_gives_speed_width_fec_and_its_recommendation() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "mlxlink_amber_collect_gce_cos_bug_report_b200_gpu7_nvlink_xdr_active_2x_rsfec_plr_no_issue.txt"
         )
@@ -135,7 +135,7 @@ def test_an_nvlink_ports_mlxlink_gives_speed_width_fec_and_its_recommendation() 
 
 
 def test_dcgms_service_states_and_its_nvswitch_count_are_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "dcgmi_discovery_l_dell_xe9780_hostengine_inactive_no_reply_then_restart_7_b300_0_nvswitches.txt"
         )
@@ -155,7 +155,7 @@ def test_ibv_devinfos_open_failure_and_perftests_only_device() -> None:
     ev = _load(
         "ibv_devices_iwp0s3_ibv_devinfo_failed_to_open_ib_send_lat_no_context_qemu_ntbcxl90.txt"
     )
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any(
         m.startswith(
             "ibv_devices: ibv_devinfo: Failed to open device (1 time(s); iwp0s3, the one device"
@@ -197,7 +197,7 @@ def test_a_warn_lines_junk_device_field_is_no_device() -> None:
 
 
 def test_a_deepspeed_launch_start_gives_its_world_and_nccl() -> None:
-    said = _said(
+    said = heldout.said(
         _load("deepspeed3710_ds_infer_launcher_2gpu_nccl2134_env_world_info_start_healthy_cut.log")
     )
     assert any(
@@ -207,7 +207,7 @@ def test_a_deepspeed_launch_start_gives_its_world_and_nccl() -> None:
 
 
 def test_nccls_ring_gives_its_rank_count() -> None:
-    said = _said(
+    said = heldout.said(
         _load("megatron588_ps_sys_420gp_4rank_nccl_trees_shm_direct_channels_init_healthy_cut.log")
     )
     assert (
@@ -223,7 +223,7 @@ def test_a_q_pages_frame_buffer_is_read() -> None:
 
 def test_a_quoted_nvml_failure_beside_a_hosts_table_is_said_with_its_host() -> None:
     ev = _load("hami248_pod_nvidia_smi_nvml_unknown_error_host_rtx4090_535_129.txt")
-    items = _found(ev)["evidence-nvml-unavailable"].items
+    items = heldout.found(ev)["evidence-nvml-unavailable"].items
     assert items[0].startswith(
         "gpu-pod-2: nvidia-smi could not read the GPUs: Failed to initialize NVML: Unknown Error"
     )
@@ -236,7 +236,7 @@ def test_a_q_piece_without_header_names_its_gpu() -> None:
     assert (
         "nvidia-smi -q (its header not in the copy): GPU 00000000:02:00.0 NVIDIA GeForce RTX "
         "2080 Ti listed"
-    ) in " ".join(_said(ev))
+    ) in " ".join(heldout.said(ev))
 
 
 def test_a_cuda_error_above_nccls_teardown_warnings_is_read_first() -> None:
@@ -244,11 +244,11 @@ def test_a_cuda_error_above_nccls_teardown_warnings_is_read_first() -> None:
     kinds = [(f["kind"], f["line"]) for f in ev.failures]
     assert ("cuda_error", 5) in kinds
     assert min(line for _, line in kinds) == 5
-    assert "evidence-cuda-error" in _found(ev)
+    assert "evidence-cuda-error" in heldout.found(ev)
 
 
 def test_nccl_info_lines_without_their_prefix_are_read() -> None:
-    said = _said(_load("polaris_awsofi160_16rank_4node_init_complete_pxn0_gdr1.log"))
+    said = heldout.said(_load("polaris_awsofi160_16rank_4node_init_complete_pxn0_gdr1.log"))
     assert "log: NCCL 2.28.3+cuda12.9" in said
     assert "log: NCCL's network plugin: AWS Libfabric" in said
     assert any("a communicator of 16 rank(s) on 4 node(s), 4 on each" in m for m in said)
@@ -259,7 +259,7 @@ def test_nccl_info_lines_without_their_prefix_are_read() -> None:
 
 
 def test_npu_smi_that_cannot_be_run_is_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load("npu_smi_refused_can_not_use_command_x9_then_hccl_allreduce_8rank_ok_chiro_hccl8.log")
     )
     assert any(m.startswith("log: 'can not use command: npu-smi info' 9 time(s)") for m in said)
@@ -269,7 +269,7 @@ def test_a_bracketed_server_id_is_a_placeholder_and_names_no_host() -> None:
     ev = _load(
         "rank_table_group_list_1srv_8p_unfilled_placeholders_device_ip_n_server_id_modelzoo_bert_base_mindspore_hccl.json"
     )
-    assert any("server_id [server_id] is a template's placeholder" in m for m in _said(ev))
+    assert any("server_id [server_id] is a template's placeholder" in m for m in heldout.said(ev))
     (shape,) = ev.shapes
     assert (shape["nodes"], shape["per_node"], shape["hosts"]) == (1, 8, [])
 
@@ -304,19 +304,19 @@ def test_routable_ipv6_rocev2_gids_are_no_missing_gid() -> None:
     assert any(
         m.startswith("show_gids: rocep193s0f0 port 1 (enp193s0f0np0): 2 GID(s); no RoCEv2 GID")
         and "the copy ends after its index 1 row (line 13)" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
     assert any(
         "rocep105s0 port 1 (enp105s0): 2 GID(s); RoCEv2 index 1 IPv6 fd93:16d3:59b6:010d:" in m
         and "NCCL_IB_ADDR_FAMILY=AF_INET6" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
 def test_vllms_nccl_version_and_an_elastic_start_are_said() -> None:
-    said = _said(_load("vllm9046_mp_workers_nccl2215_bootstrap_ib4_start_healthy_cut.log"))
+    said = heldout.said(_load("vllm9046_mp_workers_nccl2215_bootstrap_ib4_start_healthy_cut.log"))
     assert "log: NCCL 2.21.5 (vLLM's pynccl)" in said
-    said = _said(
+    said = heldout.said(
         _load(
             "alpaca162_torchelastic_3workers_deepspeed_nccl_store_connected_watchdog_started_healthy_cut.log"
         )
@@ -341,7 +341,7 @@ def test_a_q_pages_lifetime_ecc_counts_are_said() -> None:
         "GPU 00000000:D1:00.0: 10289 correctable ECC error(s) in its lifetime, 1 row(s) remapped "
         "after correctable errors (a memory error history: none counted since the driver loaded)"
         in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
@@ -359,7 +359,8 @@ def test_a_prompt_wrapped_inside_the_servers_address_and_cpu_clock_warnings() ->
         (run,) = [p["perftest"] for p in ev.hca_ports]
         assert run["peer"] == "192.168.1.60"
         assert any(
-            f"perftest warned {count} time(s) that the CPU clocks differ" in m for m in _said(ev)
+            f"perftest warned {count} time(s) that the CPU clocks differ" in m
+            for m in heldout.said(ev)
         )
 
 
@@ -391,7 +392,7 @@ def test_a_benchmark_summary_whose_ops_all_passed_is_said() -> None:
     text = "ACL_SINGLE_D2H_GBPS 28.6\nHCCL_ALL_GATHER OK 136.5\nHCCL_ALL_REDUCE OK 65.64\n"
     ev = load_text(text, "bench_summary.txt")
     assert ev.failures == []
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "log: a benchmark summary: 2 HCCL op(s) passed (all_gather 136.5, all_reduce 65.64; the "
         "script's own figures, their unit not printed)"
     ]
@@ -408,7 +409,7 @@ def test_a_listing_of_one_gpus_ecc_fields_is_read() -> None:
         "GPU #1 of the output: 170 correctable ECC error(s) in its lifetime, 16 uncorrectable ECC "
         "error(s) in its lifetime (a memory error history: none counted since the driver loaded)"
         in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
@@ -431,7 +432,7 @@ def test_an_npu_smi_banner_flattened_alone_is_said() -> None:
     assert ev.files[0].status == "partial"
     assert any(
         "npu-smi 25.5.0 (Version 25.5.0): no chip row follows the table's banner" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
@@ -452,7 +453,7 @@ def test_one_workers_notify_waits_on_one_chip_are_one_report() -> None:
     )
     (wait,) = ev.failures
     assert (wait["device"], wait["line"], wait["repeated_lines"]) == (4, 1, [3, 4])
-    (item,) = _found(ev, "hccl")["evidence-hccl-plog-error"].items
+    (item,) = heldout.found(ev, "hccl")["evidence-hccl-plog-error"].items
     assert item.endswith("line 1; the same on 2 more line(s): 3, 4)")
 
 
@@ -469,7 +470,7 @@ def test_a_windows_query_with_gpu_name_and_not_supported_cells_is_read() -> None
 
 def test_a_scripts_trace_of_no_devices_found() -> None:
     ev = _load("pytorch163658_query_gpu_driver_version_no_devices_found_status6.txt")
-    (item,) = _found(ev)["evidence-nvml-unavailable"].items
+    (item,) = heldout.found(ev)["evidence-nvml-unavailable"].items
     assert "No devices were found" in item
 
 
@@ -496,7 +497,7 @@ def test_an_unloadable_provider_and_an_empty_device_list() -> None:
         "its provider 'rxe' could not be loaded (librxe-rdmav2.so not found)"
         in (none["exception_type"])
     )
-    said = " ".join(_said(ev))
+    said = " ".join(heldout.said(ev))
     assert "ibv_devices listed no device (its header, no row under it)" in said
     assert "mlx5_0" not in said
 
@@ -510,7 +511,7 @@ def test_warn_lines_of_a_logger_that_brackets_place_and_process() -> None:
 
 
 def test_nccls_graph_search_is_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "transformers20438_deepspeed_2gpu_mmosbach_20307_nccl_graph_search_patterns_phb_pix_healthy_cut.log"
         )
@@ -527,7 +528,7 @@ def test_nccls_graph_search_is_said() -> None:
 
 
 def test_rays_fold_of_another_workers_error_is_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load("vllm7896_ray_workers_pynccl_unhandled_cuda_error_pid11305_repeated_6x_cut.log")
     )
     assert any(
@@ -543,7 +544,7 @@ def test_ibdev2netdev_and_its_v_listing_are_one_port_each() -> None:
     # (set 700b: mlx5_6 and mlx5_7, MT4120 with serial NA at 0000:4b:00.1/.2, are ConnectX-5
     # virtual functions, rdma-core's mlx5 PCI id 0x1018, beside their active physical function
     # mlx5_2 at 0000:4b:00.0: VFs not yet given to a VM or pod, a note, not Down rails)
-    items = _found(ev)["evidence-hca-netdev-down"].items
+    items = heldout.found(ev)["evidence-hca-netdev-down"].items
     assert [str(i).split(" port ")[0] for i in items] == ["mlx5_0", "mlx5_1", "mlx5_4"]
     assert [p["ca"] for p in ev.hca_ports if p["vf_unused"]] == ["mlx5_6", "mlx5_7"]
 
@@ -552,7 +553,7 @@ def test_nccls_start_beside_a_programs_own_error_is_said() -> None:
     ev = _load(
         "pai_dsw_far_t2i_4rank_nccl2193_init_complete_then_dtype_runtimeerror_childfailed_rank0_cut.log"
     )
-    said = _said(ev)
+    said = heldout.said(ev)
     assert "log: NCCL 2.19.3+cuda11.8" in said
     assert any("a communicator of 4 rank(s) started" in m for m in said)
     assert any(
@@ -561,7 +562,7 @@ def test_nccls_start_beside_a_programs_own_error_is_said() -> None:
 
 
 def test_a_deepspeed_launch_on_one_node_of_two_is_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "mosaic_gptneox_deepspeed_launch_2node_16ranks_world_info_step30_loss_10_71_healthy.log"
         )
@@ -573,7 +574,7 @@ def test_a_deepspeed_launch_on_one_node_of_two_is_said() -> None:
 
 
 def test_vllms_own_words_of_its_communication_are_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "vllm_tp8_pcie_internvl3_78b_nccl2215_custom_allreduce_disabled_clean_exit_pg_not_destroyed_warning_healthy_cut.log"
         )
@@ -632,7 +633,7 @@ def test_a_named_hosts_ranks_only_and_the_aborted_communicator() -> None:
     assert hosts == {5: "asimov-235", 2: None, 1: None, 7: None}
     assert any(
         "a communicator of 8 rank(s) ended by ncclCommAbort (Abort COMPLETE)" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
@@ -654,12 +655,12 @@ def test_perftests_port_state_failure_alone_and_no_port_made_up() -> None:
     )
     # (round RRRR set 694: a completion with error is a run whose QPs had connected, perftest's
     # warm-up and run_iter_* loops, so it broke off, critical, no longer a failure to start)
-    (item,) = _found(ev)["evidence-rdma-perftest-broke-off"].items
+    (item,) = heldout.found(ev)["evidence-rdma-perftest-broke-off"].items
     assert item.startswith("(device and port not named): ")
 
 
 def test_megatrons_start_and_iterations_are_said() -> None:
-    said = _said(_load("gwai_megatron_waveformer_world2_dp2_fp16_iterations1_2_healthy.log"))
+    said = heldout.said(_load("gwai_megatron_waveformer_world2_dp2_fp16_iterations1_2_healthy.log"))
     assert (
         "log: Megatron: world size 2 (data-parallel 2, tensor-parallel 1, pipeline-parallel 1); "
         "its log reached iteration 2 of 30000; no error"
@@ -671,7 +672,7 @@ def test_a_threads_exception_beside_nccls_healthy_start_is_read() -> None:
         "vllm013_p2pncclconnector_deepseekv32_qb_prod_gpu1415_worker_tp_attributeerror_nonetype_shape.log"
     )
     assert any("'NoneType' object has no attribute 'shape'" in f["message"] for f in ev.failures)
-    assert any("a communicator of 2 rank(s) started" in m for m in _said(ev))
+    assert any("a communicator of 2 rank(s) started" in m for m in heldout.said(ev))
 
 
 # --- round RRR ---------------------------------------------------------------------------------
@@ -702,7 +703,7 @@ def test_a_joined_plogs_kernel_and_chip_stay_with_their_process() -> None:
 
 
 def test_q_d_temperature_pages_are_said() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "nvidia_smi_q_d_temperature_two_hosts_304_108_geforce6200_325_15_9400m_monitorix28.txt"
         )
@@ -715,7 +716,9 @@ def test_q_d_temperature_pages_are_said() -> None:
 
 
 def test_ethtool_i_and_headless_counters() -> None:
-    said = _said(_load("ethtool_i_and_S_mlx4_en_fw_2_42_5000_healthy_counters_etc_ethq21.txt"))
+    said = heldout.said(
+        _load("ethtool_i_and_S_mlx4_en_fw_2_42_5000_healthy_counters_etc_ethq21.txt")
+    )
     assert (
         "ethtool_driver: ethtool -i: driver mlx4_en, version 4.0-0, firmware 2.42.5000, bus "
         "0000:83:00.0"
@@ -724,7 +727,7 @@ def test_ethtool_i_and_headless_counters() -> None:
 
 
 def test_process_group_nccls_start_and_options_in_glog_form() -> None:
-    said = _said(
+    said = heldout.said(
         _load(
             "pytorch88000_run_nproc2_glog_watchdog_started_pg_options_timeout5000ms_healthy_cut.log"
         )

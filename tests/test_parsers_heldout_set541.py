@@ -8,9 +8,9 @@ import time
 
 from advisor.evidence.load import load_text
 from advisor.parsers import logs
+from tests import heldout
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import _load, _said
-from tests.test_parsers_heldout_set485 import _found
+from tests.test_parsers_heldout_set453 import _load
 
 # --- Ascend tool outputs (set 541) -------------------------------------------------------------
 
@@ -19,7 +19,7 @@ def test_an_ipv6_address_query_is_the_ports_ipv6_address_not_a_missing_ipaddr() 
     ev = _load(
         "mindcluster_envcheck_npu_info_before_910a_x8_25_0_rc1_health_ok_net_success_link_flaps_fw_7_7_outside_drv_range.txt"
     )
-    assert not any("no 'ipaddr' line" in m for m in _said(ev))
+    assert not any("no 'ipaddr' line" in m for m in heldout.said(ev))
     by_device = {p["device"]: p for p in ev.npu_ports}
     assert (by_device[0]["ipv6addr"], by_device[0]["ipv6_prefix"]) == ("127::101", 112)
     assert by_device[7]["ipv6addr"] == "127::108"
@@ -45,7 +45,7 @@ def test_npu_smis_refusal_of_a_user_other_than_root_is_said() -> None:
     ev = _load(
         "npu_smi_set_h_root_only_then_t_cpu_freq_up_and_work_mode_not_supported_i4_910b3_devenv_ops_blas_notes.txt"
     )
-    first = _said(ev)[0]
+    first = heldout.said(ev)[0]
     assert first == (
         "ascend_notes: npu-smi set -h: refused, the command runs only as root (the user was not "
         "root): nothing was set or read, no device's state is in it"
@@ -58,7 +58,7 @@ def test_a_system_log_export_is_read_as_its_devices_export() -> None:
         "npu_smi_set_t_sys_log_dump_s3_confirm_y_start_exporting_npu0_3_ascend950_driver_doc.txt"
     )
     assert ev.files[0].status == "read"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "ascend_notes: npu-smi set -t sys-log-dump: the system-log export started for 4 "
         "device(s) (NPU-0, NPU-1, NPU-2, NPU-3) under /home/tmp; a log collection, nothing of a "
@@ -71,7 +71,7 @@ def test_a_rank_tables_unspecified_server_id_is_a_placeholder_and_names_no_host(
     ev = _load(
         "rank_table_group_list_1srv_8p_server_id_0_0_0_0_placeholder_board_0x0000_modelzoo_ssd_resnet34_tf_readme.json"
     )
-    assert "server_id 0.0.0.0 is a template's placeholder" in " ".join(_said(ev))
+    assert "server_id 0.0.0.0 is a template's placeholder" in " ".join(heldout.said(ev))
     (shape,) = ev.shapes
     assert (shape["nodes"], shape["per_node"], shape["hosts"]) == (1, 8, [])
 
@@ -95,7 +95,7 @@ def test_a_cann_codes_aicpu_task_exception_is_the_devices_with_its_operator() ->
         "AICPU task exception (stream 2, task 19016), errcode 21008 (inner error) in "
         "Bprop/gradDense/Reshape-op278, kernel task retCode 0x2a"
     )
-    assert "evidence-hccl-other-error" not in _found(ev, "hccl")
+    assert "evidence-hccl-other-error" not in heldout.found(ev, "hccl")
 
 
 def test_a_getnext_failure_gives_its_device_and_the_runtimes_code() -> None:
@@ -142,7 +142,7 @@ def test_accelerates_state_print_on_four_npus_is_a_healthy_start() -> None:
     )
     assert ev.files[0].formats == ["log"]
     assert not ev.failures
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "log: accelerate: MULTI_NPU (backend hccl), 4 process(es); 4 printed their state "
         "(process index(es) 0 on npu:0, 1 on npu:1, 2, 3 on npu:3); no error"
@@ -198,7 +198,7 @@ def test_a_jobs_nvidia_smi_table_does_not_hide_its_programs_exception() -> None:
 
 def test_lightnings_start_names_ncclss_version_and_net_plugin() -> None:
     ev = _load("a3mega_gke_nemo_llama2_16rank_lightning_tcpxo_nccl2215_healthy_start.log")
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.endswith(
         "(global ranks 0, 1, 2, 3, 4, 5, 6, 7), NCCL 2.21.5+cuda12.2 with net plugin "
         "libnccl-tcpxo.so; no error"
@@ -214,7 +214,7 @@ def test_a_full_disk_before_the_watchdogs_hang_is_named() -> None:
         45,
         "a write failed: no space left on device (/tmp/pymp-m_olac7h, in /tmp)",
     )
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-disk-full" in found
     assert "evidence-watchdog-hang" in found
 
@@ -228,7 +228,7 @@ def test_one_seqnum_in_other_collectives_with_one_rank_naming_its_group_is_a_pos
     (timeline,) = ev.timelines
     assert timeline.mismatched_ops == {}  # (ranks 1 and 2 name no group: not proven one)
     assert timeline.unnamed_mismatch == {"all_reduce": [1, 2], "broadcast": [3]}
-    assert "evidence-collective-mismatch-unnamed-group" in _found(ev)
+    assert "evidence-collective-mismatch-unnamed-group" in heldout.found(ev)
 
 
 def test_ncclss_set_up_is_said_beside_a_failure_its_watchdog_found() -> None:
@@ -237,7 +237,7 @@ def test_ncclss_set_up_is_said_beside_a_failure_its_watchdog_found() -> None:
     )
     (fail,) = [f for f in ev.failures if f["kind"] == "watchdog_failure"]
     assert (fail["rank"], fail["seq"]) == (1, 40231)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert "log: a communicator of 16 rank(s) started (this log: rank(s) 1)" in said
     assert any("took 2.14 s" in m for m in said)
 
@@ -288,7 +288,7 @@ def test_nccls_older_shared_memory_rings_are_in_its_channel_summary() -> None:
     ev = _load(
         "pytorch23534_crashing_worker_ring_p2p_ipc_shm_socket_shm_h42_cuda_failure_invalid_argument.log"
     )
-    (summary,) = [m for m in _said(ev) if "channels go" in m]
+    (summary,) = [m for m in heldout.said(ev) if "channels go" in m]
     assert "via direct shared memory (3 line(s): through host shared memory" in summary
     (warn,) = ev.failures
     assert (warn["kind"], warn["line"]) == ("nccl_warning", 11)
@@ -297,7 +297,7 @@ def test_nccls_older_shared_memory_rings_are_in_its_channel_summary() -> None:
 def test_nccls_path_dump_is_said_by_path_type() -> None:
     ev = _load("deepspeed5022_node0_rank3_nccl_topology_paths_nvlink_nvb_net0_sys_healthy_cut.log")
     assert not ev.failures
-    (paths,) = [m for m in _said(ev) if "path dump" in m]
+    (paths,) = [m for m in heldout.said(ev) if "path dump" in m]
     assert paths == (
         "log: NCCL's path dump of 3 GPU(s): to the other GPUs 9 path(s) over NVB (NVLink through "
         "another GPU), 12 path(s) over NVL (NVLink); NET/0 at SYS (across the CPUs' "

@@ -4,9 +4,9 @@ before this change (tests/data/evidence_heldout_59, sources in tests/data/SOURCE
 from __future__ import annotations
 
 from advisor.parsers import dcgm, rdma
+from tests import heldout
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import HELDOUT, _load, _said
-from tests.test_parsers_heldout_set485 import _found
+from tests.test_parsers_heldout_set453 import HELDOUT, _load
 
 BOXED = "ibstat_ibv_devinfo_mlx4_0_cx3_port1_ib_active_40_port2_eth_down_disabled_boxchars.txt"
 DCGM94 = "dcgm94_dcgmi_diag_r3_mig_incompatible_group_empty_minus35_nvidia_smi_L_a100_mig.txt"
@@ -42,14 +42,14 @@ def test_an_ibstat_block_behind_a_pane_border_is_read_with_the_devinfo_beside_it
     assert {(p["ca"], p["ca_type"], p["firmware"]) for p in ev.hca_ports} == {
         ("mlx4_0", "MT4099", "2.42.5000")
     }
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "rdma: a terminal pane's border ('│') taken off 28 line(s) before reading (lines 1-28)"
         in said
     )
     assert not [m for m in ev.files[0].messages if "unread" in m.message or "not read" in m.message]
     # the down port's item cites its state's line (ibstat's "State: Down", line 20)
-    (item,) = _found(ev)["evidence-hca-port-not-active"].items
+    (item,) = heldout.found(ev)["evidence-hca-port-not-active"].items
     assert item.startswith("mlx4_0 port 2: Down (physical state Disabled), Ethernet (")
     assert item.endswith(", line 20)")
 
@@ -106,10 +106,10 @@ def test_perftests_own_memory_region_errors_are_its_set_up_failure() -> None:
     (port,) = ev.hca_ports
     assert (port["ca"], port["line"]) == (rdma.NO_DEVICE, 1)
     assert port["perftest"]["failed"] == "Couldn't allocate MR"
-    (item,) = _found(ev)["evidence-rdma-perftest-failed"].items
+    (item,) = heldout.found(ev)["evidence-rdma-perftest-failed"].items
     assert item.startswith("(device and port not named): perftest: Couldn't allocate MR (")
     assert item.endswith("line 1)")
-    assert "evidence-log-error" not in _found(ev)
+    assert "evidence-log-error" not in heldout.found(ev)
 
 
 def test_an_empty_ibv_devices_beside_rdma_rxe_and_rxe_cfg_says_no_rdma_device() -> None:
@@ -145,7 +145,7 @@ def test_an_empty_ibv_devices_file_is_read_as_no_rdma_device() -> None:
     (failure,) = ev.failures
     assert (failure["kind"], failure["line"]) == ("rdma_no_device", 16)
     assert "rxe_cfg status shows no rxe device on eth0" in failure["exception_type"]
-    assert "evidence-rdma-no-device" in _found(ev)
+    assert "evidence-rdma-no-device" in heldout.found(ev)
 
 
 def test_a_perftest_crash_in_librdmacm_and_a_vfs_zero_node_guid_are_read() -> None:
@@ -171,7 +171,7 @@ def test_a_perftest_crash_in_librdmacm_and_a_vfs_zero_node_guid_are_read() -> No
         "its signal); the kernel's log (line 6): ib_write_bw[46826] segfault at address 0 (a null "
         "pointer) in librdmacm.so.1.3.37.0 (librdmacm"
     )
-    found = _found(ev)
+    found = heldout.found(ev)
     (item,) = found["evidence-rdma-perftest-failed"].items
     assert item.startswith("mlx5_0 port 1: ib_write_bw to 192.168.102.10: the process crashed")
     (port,) = found["evidence-hca-port-not-active"].items

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_text
 from advisor.parsers import logs
+from tests import heldout
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import _load, _said
-from tests.test_parsers_heldout_set485 import _found
+from tests.test_parsers_heldout_set453 import _load
 
 # --- Ascend tools and logs (sets 547 and 548) --------------------------------------------------
 
@@ -41,7 +41,7 @@ def test_mindformers_step_lines_without_an_epoch_are_a_training_loop() -> None:
         "mindformers_quickstart_pynative_ds3_msrun_2dev_worker0_steps_1_2_of_10_loss_11_81_grad_norm_healthy.log"
     )
     assert ev.files[0].status == "read"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "log: a training loop's loss lines: 2 step(s) logged, from step 1 (loss 11.813965) to "
         "step 2 (loss 11.755612); no error in them"
@@ -52,7 +52,7 @@ def test_a_progress_bars_loss_is_a_training_loop_each_step_once() -> None:
     ev = _load(
         "veomni_pr269_npu_fused_moe_epoch1_tqdm_steps_0_to_6_of_3828049_loss_11_4_grad_norm_29_healthy_cut.log"
     )
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     # (twelve lines: the bar redrawn, a step's line printed twice)
     assert note == (
         "log: a training loop's loss lines: 7 step(s) logged, from step 0 of 3828049 (loss "
@@ -87,7 +87,7 @@ def test_a_watchdog_record_cut_inside_its_optype_keeps_its_rank_and_seqnum() -> 
 def test_ray_trains_process_group_and_finished_run_are_a_healthy_log() -> None:
     ev = _load("ecs_blueprints_ray_train_fsdp_dolly7b_world12_g5_training_finished_healthy.log")
     assert not ev.failures
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "log: Ray Train set up torch's process group of world size 12 (this log: rank(s) 0); "
         "training finished iteration 1 (total running time 51min 37s); no error"
@@ -97,7 +97,7 @@ def test_ray_trains_process_group_and_finished_run_are_a_healthy_log() -> None:
 def test_torchtitans_steps_torchruns_processes_and_its_completion_are_said() -> None:
     ev = _load("torchtitan_llama3_8b_fsdp_8x_h200_100_steps_training_completed_healthy.log")
     assert not ev.failures
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "log: a training loop's loss lines: 11 step(s) logged, from step 1 (loss 12.2417) to "
         "step 100 (loss 6.4719); no error in them; launched by torchrun with 8 process(es) a "
@@ -109,7 +109,7 @@ def test_nccl_lines_a_terminal_wrapped_inside_a_token_are_joined() -> None:
     ev = _load(
         "vllm11139_eks_ray_pp_vllm0_rank1_of4_net_ib_no_device_socket_eth0_nccl2215_p2p_disabled_wrapped_healthy_cut.log"
     )
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "log: a communicator of 4 rank(s) being set up (Init START) (this log: rank(s) 1)" in said
     )
@@ -118,7 +118,7 @@ def test_nccl_lines_a_terminal_wrapped_inside_a_token_are_joined() -> None:
         "refused it there): their traffic goes through host memory, slower than GPU to GPU; not "
         "an error"
     ) in said
-    assert "evidence-nccl-socket-network" in _found(ev)
+    assert "evidence-nccl-socket-network" in heldout.found(ev)
 
 
 def test_rows_of_one_width_that_go_on_at_the_width_are_not_joined() -> None:

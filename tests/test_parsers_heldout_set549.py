@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from advisor.parsers import ParseError, nccl_tests, numbered_lines, nvidia_smi
+from tests import heldout
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import HELDOUT, _load, _said
+from tests.test_parsers_heldout_set453 import HELDOUT, _load
 
 A30 = "nvidia_smi_a30_535_mig_enable_pending_in_use_by_another_client_reboot_mig_on_no_devices_5002544.txt"
 ESXI = (
@@ -31,7 +32,7 @@ LOOP = (
 
 def test_a_mig_enable_pending_on_a_gpu_in_use_is_said_with_the_mode_read_after_the_reboot() -> None:
     ev = _load(A30)
-    said = _said(ev)
+    said = heldout.said(ev)
     (note,) = [m for m in said if "MIG enable pending" in m]
     assert note.startswith(
         "nvidia_smi: nvidia-smi -mig: MIG enable pending on GPU 00000000:0B:00.0 (In use by "
@@ -58,7 +59,7 @@ def test_a_mig_enable_pending_on_a_gpu_in_use_is_said_with_the_mode_read_after_t
 def test_a_wrapped_not_supported_pending_enable_waits_for_a_reboot_and_reads_mig_enabled() -> None:
     ev = _load(ESXI)
     assert ev.files[0].status == "read"
-    (note,) = [m for m in _said(ev) if "MIG enable pending" in m]
+    (note,) = [m for m in heldout.said(ev) if "MIG enable pending" in m]
     # the terminal's wrap ("Not Suppor<spaces>ted") joined
     assert "GPU 00000000:0F:00.0 (Not Supported): this system does not let nvidia-smi reset" in note
     assert "takes effect at the next reboot" in note
@@ -129,7 +130,7 @@ def test_test_failure_lines_after_a_footer_are_another_runs_failure_with_the_lau
         ("send_recv", True),
         ("send_recv", False),
     ]
-    (note,) = [m for m in _said(ev) if "a run failed" in m]
+    (note,) = [m for m in heldout.said(ev) if "a run failed" in m]
     assert "it comes after the footer of the run above (line 6)" in note
     found = builtin_findings(
         {"evidence.benchmarks": ev.benchmarks, "evidence.failures": ev.failures}, "nccl"
@@ -161,7 +162,7 @@ def test_a_rows_leading_cells_before_a_cuda_failure_are_the_size_the_run_stopped
     )
     ev = _load(NCCL2418)
     assert ev.files[0].status == "read"
-    assert not [m for m in _said(ev) if "unreadable" in m]
+    assert not [m for m in heldout.said(ev) if "unreadable" in m]
     (bench,) = ev.benchmarks
     assert (bench["complete"], bench["results"]) == (False, [])
     assert "it stopped in its 524288 B size" in bench["progress"]

@@ -4,8 +4,8 @@ before this change (tests/data/evidence_heldout_59, sources in tests/data/SOURCE
 from __future__ import annotations
 
 from advisor.parsers import rdma
-from tests.test_parsers_heldout_set453 import _load, _said
-from tests.test_parsers_heldout_set485 import _found
+from tests import heldout
+from tests.test_parsers_heldout_set453 import _load
 
 MAGNATE3_SMINFO = (
     "magnate3_ibstat_mlx5_5_cx6_hdr_initializing_lid65535_sminfo_master_ibhosts_client_register"
@@ -70,8 +70,8 @@ def test_sminfos_master_and_ibhosts_mad_port_failure_are_read_beside_the_initial
     assert len(f.messages) == 2
     # the finding on the port: one port, cited at its state's line; the only port listed, so
     # set 580's critical (no active port on the host) carries it
-    assert "evidence-hca-port-not-active" not in _found(ev)
-    (item,) = _found(ev)["evidence-hca-host-no-active-port"].items
+    assert "evidence-hca-port-not-active" not in heldout.found(ev)
+    (item,) = heldout.found(ev)["evidence-hca-host-no-active-port"].items
     assert item.startswith(
         "mlx5_5 port 1: Initializing (physical state LinkUp), InfiniBand, SM lid 0: no subnet "
         "manager has configured it ("
@@ -116,10 +116,10 @@ def test_ibstat_and_rdma_link_listing_one_port_are_one_port() -> None:
     ]
     assert (
         "rdma: ibstat and rdma link both list ibp23s0 port 1, roceo1 port 1, roceo2 port 1, "
-        "ibp111s0 port 1: each port read once, with the fields of both" in _said(ev)
+        "ibp111s0 port 1: each port read once, with the fields of both" in heldout.said(ev)
     )
     # one port down, not two: cited at ibstat's state line (55)
-    finding = _found(ev)["evidence-hca-port-not-active"]
+    finding = heldout.found(ev)["evidence-hca-port-not-active"]
     assert finding.message.startswith("1 RDMA NIC port(s) are not active")
     (item,) = finding.items
     assert item.startswith(

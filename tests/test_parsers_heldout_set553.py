@@ -5,8 +5,8 @@ Ascend tools and logs and NVIDIA logs (sets 555 and 556's tools are in their own
 from __future__ import annotations
 
 from advisor.parsers import logs
-from tests.test_parsers_heldout_set453 import _load, _said
-from tests.test_parsers_heldout_set485 import _found
+from tests import heldout
+from tests.test_parsers_heldout_set453 import _load
 
 # --- Ascend tools (set 553) --------------------------------------------------------------------
 
@@ -44,7 +44,7 @@ def test_a_components_version_before_and_after_its_upgrade_is_said() -> None:
     assert (
         "ascend_notes: npu-smi upgrade -b mcu: NPU 0's mcu version 23.3.13, then 25.50.10 when "
         "asked again (the upgrade took)"
-    ) in _said(ev)
+    ) in heldout.said(ev)
 
 
 # --- Ascend logs (set 554) ---------------------------------------------------------------------
@@ -84,7 +84,7 @@ def test_hccls_op_retry_channel_that_could_not_connect_is_a_failure() -> None:
     assert fail["exception_type"].endswith(
         "another process answered on that port ('Recv unmatched ack')"
     )
-    assert "evidence-hccl-op-retry-connect" in _found(ev, "hccl")
+    assert "evidence-hccl-op-retry-connect" in heldout.found(ev, "hccl")
 
 
 def test_torchruns_older_banner_is_named_as_its_launch() -> None:
@@ -93,7 +93,8 @@ def test_torchruns_older_banner_is_named_as_its_launch() -> None:
     )
     assert not ev.failures
     assert any(
-        m.startswith("log: torchrun's launch (its OMP_NUM_THREADS notice)") for m in _said(ev)
+        m.startswith("log: torchrun's launch (its OMP_NUM_THREADS notice)")
+        for m in heldout.said(ev)
     )
 
 
@@ -115,7 +116,7 @@ def test_torch_elastics_rendezvous_and_finished_agents_are_said() -> None:
     ev = _load(
         "lrc_es1_torchrun_2node_4xa40_c10d_n0000_rdzv_world8_50_epochs_succeeded_healthy.log"
     )
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     # (and the rendezvous' master, and torchrun's command line that srun ran: set 575)
     assert note.endswith(
         "4 local worker(s); its rendezvous: master n0000.es1, port 57850, 2 agent(s) (nodes), a "
@@ -132,7 +133,7 @@ def test_deepspeeds_mpi_discovery_is_a_healthy_start() -> None:
     assert (
         "log: DeepSpeed found 32 rank(s) from MPI, of a world of 32 (master 10.230.2.200:29500); "
         "backend nccl; 32 rank(s) passed torch's store barrier; no error"
-    ) in _said(ev)
+    ) in heldout.said(ev)
 
 
 def test_paddles_enforce_on_an_nccl_result_is_an_nccl_call_failure() -> None:
@@ -177,5 +178,5 @@ def test_lspcis_s_selection_names_the_device_of_its_grepped_link_lines() -> None
     ev = _load(
         "nvidia_smi_query_gpu_pcie_gen_current_1_max_4_width_8_two_gpus_plus_lspci_lnksta_2_5gts_x8_downgraded.txt"
     )
-    items = _found(ev)["evidence-pcie-link-narrow"].items
+    items = heldout.found(ev)["evidence-pcie-link-narrow"].items
     assert [i.split(":", 2)[0] + ":" + i.split(":", 2)[1] for i in items] == ["01:00.0", "03:00.0"]

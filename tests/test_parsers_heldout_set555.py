@@ -4,7 +4,8 @@ change (tests/data/evidence_heldout_59, sources in tests/data/SOURCES.md)."""
 from __future__ import annotations
 
 from advisor.parsers import nccl_tests, nvbandwidth, nvidia_smi
-from tests.test_parsers_heldout_set453 import HELDOUT, _load, _said
+from tests import heldout
+from tests.test_parsers_heldout_set453 import HELDOUT, _load
 
 GH200 = "nvbandwidth_v0_5_gh200_480gb_h2d_299_d2h_272_gbs_with_perf_stat_nvlink_c2c_counters.txt"
 RTX3050 = "nvbandwidth_v0_8_rtx3050_laptop_572_83_full_run_ce_sm_latency_local_copy_waived_p2p.txt"
@@ -103,7 +104,7 @@ def test_a_second_listing_of_the_same_uuids_is_the_same_four_gpus() -> None:
         (45, []),
         (46, []),
     ]
-    said = _said(_load(LIST))
+    said = heldout.said(_load(LIST))
     assert any("nvidia-smi -L: 4 GPU(s) (NVIDIA A100-SXM4-80GB): GPU 0, 1, 2, 3" in m for m in said)
 
 

@@ -7,7 +7,8 @@ import re
 import time
 
 from advisor.parsers import dcgm, rdma
-from tests.test_parsers_heldout_set453 import HELDOUT, _load, _said
+from tests import heldout
+from tests.test_parsers_heldout_set453 import HELDOUT, _load
 
 FLINT_MLXCONFIG = (
     "terrence_pve_cx4_flint_query_fw12_28_2006_mlxconfig_eth_sriov_8vfs_ethtool_100g_rsfec_link_yes"
@@ -42,7 +43,7 @@ def test_mlxconfig_query_with_name_and_description_lines_and_flint_query_are_rea
     ev = _load(FLINT_MLXCONFIG)
     (f,) = ev.files
     assert f.status == "read" and "mlxconfig" in f.formats and "ethtool_settings" in f.formats
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "mlxconfig: mlxconfig query: ConnectX4 (/dev/mst/mt4115_pciconf0), 3 setting(s): "
         "LINK_TYPE_P1 ETH(2), SRIOV_EN True(1), NUM_OF_VFS 8; firmware settings, not judged"
@@ -62,7 +63,7 @@ def test_masked_show_gids_rows_are_counted_and_marked_masked() -> None:
     assert [g.index for g in own] == [0, 1, 2, 3]
     assert [g.masked for g in own] == [True, True, False, False]
     ev = _load(GB10_GIDS)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any(
         m.startswith("show_gids: rocep1s0f0 port 1 (enp1s0f0np0): 4 GID(s)")
         and m.endswith("RoCEv2 index 3 192.168.100.10")
@@ -76,7 +77,7 @@ def test_dcgmi_stats_job_summary_is_not_a_health_check_and_discovery_c_is_read()
     assert not re.search(dcgm.HEALTH_SIGNATURE, text, re.M)
     ev = _load(DCGM93_STATS)
     assert not [d for d in ev.dcgm_diags if d["tool"] == "dcgmi health"]
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "dcgmi_discovery: dcgmi discovery -c: 4 GPU(s) with 16 GPU instance(s) and 16 compute "
         "instance(s) (MIG): GPU 0 4 GI / 4 CI, GPU 1 4 GI / 4 CI, GPU 2 4 GI / 4 CI, "
@@ -158,7 +159,7 @@ def test_dcgmi_dmon_watch_error_says_the_profiling_module_failed_to_load() -> No
     assert "Profiling failed to load (line 19)" in failure[1]
     assert failure[1].endswith("DCGM's own failure, not a GPU fault")
     ev = _load(DCGM132_PROFILING)
-    assert any("DCGM's profiling module did not load" in m for m in _said(ev))
+    assert any("DCGM's profiling module did not load" in m for m in heldout.said(ev))
     # no GPU fault, but the watch asked for never ran: a warning since set 639
     assert [(f["kind"], f["code"]) for f in ev.failures] == [("dcgm_watch_refused", "-33")]
 

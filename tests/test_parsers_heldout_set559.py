@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from advisor.parsers import ParseError, logs
-from tests.test_parsers_heldout_set453 import _load, _said
-from tests.test_parsers_heldout_set485 import _found
+from tests import heldout
+from tests.test_parsers_heldout_set453 import _load
 
 
 def test_an_hccn_tool_context_dump_is_said_as_raw_registers() -> None:
@@ -15,7 +15,7 @@ def test_an_hccn_tool_context_dump_is_said_as_raw_registers() -> None:
         "hccn_tool_g_context_i0_udma3_aeqc0_offset_aeq0_register_dump_ascend950_driver_doc.txt"
     )
     assert ev.files[0].status == "read"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith(
         "ascend_notes: hccn_tool -context: NPU 0's udma3 aeqc 0 context, 16 register"
     )
@@ -35,7 +35,7 @@ def test_a_lower_case_warning_of_hccl_tests_logger_is_no_runtime_failure() -> No
 
 def test_a_reports_bullets_of_inline_code_are_its_log_lines_a_failure_a_rank() -> None:
     ev = _load("kimsale_mindspeedmm_ep8_aclrtsync_copy_stream_507018_report.txt")
-    assert any("listed as Markdown bullets of inline code" in m for m in _said(ev))
+    assert any("listed as Markdown bullets of inline code" in m for m in heldout.said(ev))
     failed = [f for f in ev.failures if f["kind"] == "npu_runtime_error"]
     assert sorted(f["rank"] for f in failed) == list(range(8))
     assert {f["code"] for f in failed} == {"507018"}
@@ -47,11 +47,11 @@ def test_torchruns_launch_configs_and_finished_agents_are_said() -> None:
     assert (
         "log: torchrun's launch: 2 node(s), 4 process(es) a node, c10d rendezvous at "
         "10.1.96.108:29500; 2 agent(s) said their workers finished (SUCCEEDED); no error"
-    ) in _said(ev)
+    ) in heldout.said(ev)
 
 
 def test_aws_ofi_ncclss_failed_init_is_a_fallback_not_a_failure() -> None:
     ev = _load("tinyzero_verl_ray_ppo_qwen05b_nccl2205_net_ofi_init_failed_benign_steps0_8.log")
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-nccl-warning" not in found
     assert "evidence-nccl-fallback-warning" in found

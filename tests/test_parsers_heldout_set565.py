@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.evidence.load import load_text
 from advisor.parsers import ascend_dmi, logs, msprof, npu_smi
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_60"
 DG_JSON = (
@@ -33,8 +33,7 @@ MCU_BOARD = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_a_cut_dg_json_reads_each_failed_bandwidth_check_on_its_line() -> None:
@@ -53,9 +52,9 @@ def test_a_cut_dg_json_reads_each_failed_bandwidth_check_on_its_line() -> None:
         "p2p unidirectional bandwidth diagnosis failed from device 0 to device 1 with bandwidth "
         "26.207678676901633 / 50"
     )
-    found = _found(ev, "hccl")
+    found = heldout.found(ev, "hccl")
     assert len(found["evidence-dmi-fail"].items) == 5
-    assert "the copy ends inside the JSON (cut)" in _said(ev)[0]
+    assert "the copy ends inside the JSON (cut)" in heldout.said(ev)[0]
 
 
 def test_a_whole_dg_json_keeps_its_item_info_lines() -> None:
@@ -81,7 +80,7 @@ def test_ascend_dmi_f_says_the_failed_load_and_the_rerun_that_measured() -> None
     (report,) = ev.files
     assert report.formats == ["ascend_dmi_flops"] and report.status == "read"
     assert not ev.failures
-    failed, row = _said(ev)
+    failed, row = heldout.said(ev)
     assert failed.startswith(
         "ascend_dmi_flops: Failed to load the libascendcl.so dynamic library. Check the "
         "environment configuration dependency. (line 3): ascend-dmi -f could not load "
@@ -107,7 +106,7 @@ def test_ascend_dmi_f_that_never_loaded_its_library_is_a_tool_failure() -> None:
 def test_msprofs_op_summary_is_read_as_profile_figures() -> None:
     ev = _load(OP_SUMMARY)
     assert ev.files[0].formats == ["msprof"] and not ev.failures
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "msprof: msprof op_summary, device 0: 1 task(s) of 1 operator(s), 13.32 us in all; the "
         "longest: _Z22elementwise_add_kernelPhS_S_ (AI_VECTOR_CORE) 13.32 us, wait 0 us, block "

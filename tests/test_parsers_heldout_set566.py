@@ -4,17 +4,16 @@ training and inference logs."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
 from advisor.parsers import logs, strip_launcher_prefix
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_60"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_tensorflows_cuda_probe_on_an_npu_host_is_no_stop() -> None:
@@ -23,7 +22,7 @@ def test_tensorflows_cuda_probe_on_an_npu_host_is_no_stop() -> None:
     )
     # (libcuda.so.1 missing was read as a program that stopped there; it trained 276 steps on)
     assert not ev.failures
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "log: TensorFlow could not load libcuda.so.1 (its dso_loader's warning: it goes on "
         "without it, and without the CUDA GPU support that library gives)"
@@ -38,7 +37,7 @@ def test_tensorflows_cuda_probe_on_an_npu_host_is_no_stop() -> None:
         "log: a training loop's loss lines: 276 step(s) logged, from epoch 1 step 1 (loss "
         "0.14132963) to epoch 1 step 276 (loss 0.02740633); no error in them"
     ) in said
-    assert not [f for f in _found(ev, "hccl") if f.startswith("evidence-")]
+    assert not [f for f in heldout.found(ev, "hccl") if f.startswith("evidence-")]
 
 
 def test_a_failed_cuinit_on_a_host_with_the_driver_stays_an_error() -> None:
@@ -66,7 +65,7 @@ def test_mindspores_version_mismatch_is_said_with_the_crash_after_it() -> None:
         '"te" wheel package version 7.5 does not match (line 10); MindSpore version 2.3.1 and '
         '"hccl" wheel package version 7.5 does not match (line 11)'
     )
-    (item,) = _found(ev, "hccl")["evidence-log-error"].items
+    (item,) = heldout.found(ev, "hccl")["evidence-log-error"].items
     assert "(line 1)" in item and '"hccl" wheel package version 7.5' in item
     (ended,) = [f for f in ev.failures if f["kind"] == "launcher_exit"]
     assert (ended["line"], ended["exit_code"]) == (28, -11)
@@ -80,7 +79,8 @@ def test_a_training_scripts_progress_lines_are_a_programs_log() -> None:
     assert ev.files[0].formats == ["log"]
     assert not ev.failures
     assert any(
-        m.endswith(": no line says an error, nothing more is read from it") for m in _said(ev)
+        m.endswith(": no line says an error, nothing more is read from it")
+        for m in heldout.said(ev)
     )
     assert logs.is_program_log("Test: [1/85]  Time  0.117 ( 0.281)  Loss 1.07e+01\n" * 5)
     # (two such lines are too few to tell; a table with a loss column and no counter is none)
@@ -100,7 +100,7 @@ def test_torch_npus_logger_pid_is_no_rank() -> None:
         383554,
         0,
     )
-    (item,) = _found(ev, "hccl")["evidence-device-out-of-memory"].items
+    (item,) = heldout.found(ev, "hccl")["evidence-device-out-of-memory"].items
     assert item.startswith("Process 383554 on device 0: tried to allocate 72.00 MiB, 5.04 MiB free")
     assert (
         strip_launcher_prefix("[12] [2026-07-01 09:31:38:047] torch_npu.memory: [ERROR] x")[1]

@@ -5,16 +5,15 @@ benchmark pod's JSON log."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_60"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_a_multinode_nvbandwidths_processes_name_its_gpus_and_hosts() -> None:
@@ -41,7 +40,7 @@ def test_a_multinode_nvbandwidths_processes_name_its_gpus_and_hosts() -> None:
         "nvbandwidth: 8 process(es) on 2 host(s), one GPU each: nvbandwidth-test-worker-0: 4 "
         "GPU(s) (devices 0, 1, 2, 3); nvbandwidth-test-worker-1: 4 GPU(s) (devices 0, 1, 2, 3) "
         "(8 x HGX GB200)"
-    ) in _said(ev)
+    ) in heldout.said(ev)
     assert [h["host"] for h in ev.hosts if h["named"]] == [
         "nvbandwidth-test-worker-0",
         "nvbandwidth-test-worker-1",
@@ -50,14 +49,14 @@ def test_a_multinode_nvbandwidths_processes_name_its_gpus_and_hosts() -> None:
     assert (shape["nodes"], shape["per_node"], shape["tool"]) == (2, 4, "nvbandwidth")
     # the run is healthy: nothing of it is a warning or worse
     assert not ev.failures
-    assert not [f for f in _found(ev).values() if f.severity in ("critical", "warning")]
+    assert not [f for f in heldout.found(ev).values() if f.severity in ("critical", "warning")]
 
 
 def test_nvlink_s_gpu_lines_are_not_a_second_listing() -> None:
     ev = _load(
         "hpe_dl380g11_2x_a100_pcie_40gb_555_42_table_list_gpus_nvlink_s_inactive_q_ecc_all_zero_ja_notes.txt"
     )
-    said = _said(ev)
+    said = heldout.said(ev)
     assert "nvidia_smi_list: nvidia-smi -L: 2 GPU(s) (NVIDIA A100-PCIE-40GB): GPU 0, 1" in said
     assert not [m for m in said if "-L again" in m]
     (report,) = ev.files
@@ -76,7 +75,7 @@ def test_a_looped_querys_unknown_error_rows_are_a_failure() -> None:
         "nvidia-smi --query-gpu: NVML answered [Unknown Error] for every field asked in 2 of its "
         "3 row(s) (the rest read)"
     )
-    (item,) = _found(ev)["evidence-gpu-driver-error"].items
+    (item,) = heldout.found(ev)["evidence-gpu-driver-error"].items
     assert "line 3" in item
     # no GPU is made up from rows that do not tell which GPU they are
     assert not ev.gpus
@@ -87,8 +86,8 @@ def test_a_benchmarks_fatal_json_record_cut_in_its_output_is_its_failure() -> No
     (fail,) = ev.failures
     assert (fail["kind"], fail["line"]) == ("log_error", 11)
     assert fail["message"] == "fatal: Failed to execute all_reduce_perf: exit status 3"
-    assert "log: a structured log of 2 JSON record(s): 1 info, 1 fatal" in _said(ev)
-    found = _found(ev)
+    assert "log: a structured log of 2 JSON record(s): 1 info, 1 fatal" in heldout.said(ev)
+    found = heldout.found(ev)
     (item,) = found["evidence-log-error"].items
     assert "line 11" in item
     # the nccl-tests output inside the record is still read as cut before its first size

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 
 from advisor.evidence.command import cluster_from
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.evidence.load import EvidenceFacts, load_text
 from advisor.facts import Facts, RunInfo
 from advisor.parsers import MARKED_PROMPT_HOST_RE, pingpong, rdma
 from advisor.report import render
 from advisor.verdict import verdict
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_60"
 
@@ -37,8 +37,7 @@ QUOTED_ZERO_GIDS = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def report_tables(ev: EvidenceFacts, css_class: str) -> str:
@@ -85,7 +84,7 @@ def test_qperfs_failed_rc_test_is_read_with_its_hosts() -> None:
         "qperf rc_bw from rdmarhel0 to 173.168.100.103 (its server started on nstcloudcc1)"
     )
     assert fail["exception_type"] == "failed to modify QP to RTR: Invalid argument"
-    (item,) = _found(ev)["evidence-rdma-test-setup-failed"].items
+    (item,) = heldout.found(ev)["evidence-rdma-test-setup-failed"].items
     assert "failed to modify QP to RTR: Invalid argument" in item and "line 12" in item
     # the two hosts' ibdev2netdev listings told apart by their prompts
     assert {(p["line"], p["ca"], p["host"]) for p in ev.hca_ports} == {
@@ -110,8 +109,8 @@ def test_a_qperf_result_is_said_and_a_socket_tests_error_is_no_rdma_failure() ->
         "    latency  =  11.5 us\n",
         "qperf.txt",
     )
-    assert "pingpong: qperf tcp_bw from a to b: bw = 1.19 GB/sec" in _said(ev)
-    assert "pingpong: qperf rc_lat from a to b: latency = 11.5 us" in _said(ev)
+    assert "pingpong: qperf tcp_bw from a to b: bw = 1.19 GB/sec" in heldout.said(ev)
+    assert "pingpong: qperf rc_lat from a to b: latency = 11.5 us" in heldout.said(ev)
     assert not ev.failures
     # (a socket test's error is its line as written, no RDMA test's failure)
     ev = load_text("$ qperf b tcp_bw\ntcp_bw:\nb: failed to connect\n", "qperf.txt")
@@ -131,16 +130,16 @@ def test_ibstats_prompt_names_the_host_and_a_cut_link_layer_is_said() -> None:
     assert (
         "rdma: mlx5_1 port 1: the copy ends before its Link layer line (ibstat prints it last "
         "in a port's block, as the other ports' show): its link layer is unknown"
-    ) in _said(ev)
+    ) in heldout.said(ev)
     assert not ev.failures
-    assert not [rule for rule in _found(ev) if rule.startswith("evidence-")]
+    assert not [rule for rule in heldout.found(ev) if rule.startswith("evidence-")]
 
 
 def test_a_perftest_head_quoted_in_part_and_its_all_zero_gids_are_read() -> None:
     ev = _load(QUOTED_ZERO_GIDS)
     (report,) = ev.files
     assert (report.status, report.formats) == ("read", ["perftest"])
-    assert "read as a Markdown quote in part: '>' taken off 12 line(s)" in _said(ev)
+    assert "read as a Markdown quote in part: '>' taken off 12 line(s)" in heldout.said(ev)
     (port,) = ev.hca_ports
     assert (port["ca"], port["link_layer"], port["active_mtu"]) == ("mlx5_0", "Ethernet", 1024)
     run = port["perftest"]
@@ -156,7 +155,7 @@ def test_a_perftest_head_quoted_in_part_and_its_all_zero_gids_are_read() -> None
         "mlx5_0 port 1 (RoCE, GID index 0): perftest RDMA_Write BW printed all-zero GIDs, its "
         "own (line 16) and the peer's (line 18)"
     )
-    assert "evidence-rdma-no-gid" in _found(ev)
+    assert "evidence-rdma-no-gid" in heldout.found(ev)
 
 
 def test_new_patterns_are_linear_on_a_long_line_and_many_blank_lines() -> None:

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 from advisor.evidence import load
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import logs, numbered_lines
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_60"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[str]:
@@ -61,7 +61,7 @@ def test_the_watchdogs_death_names_the_group_its_time_out_line_did_not() -> None
     assert timeline.seq_spread == {2635: [1], 2667: [0]}
     assert (timeline.lagging_seq, timeline.behind, timeline.first_rank) == (2635, [1], 1)
     assert "rank 1 failed first" not in timeline.summary
-    found = _found(ev)
+    found = heldout.found(ev)
     spread = found["evidence-watchdog-seq-spread"]
     assert spread.severity == "warning"
     assert spread.message.startswith(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from advisor.parsers import logs, numbered_lines
-from tests.test_parsers_heldout_set485 import _found
+from tests import heldout
 from tests.test_parsers_heldout_set569 import _load, _said, each_linear
 
 
@@ -39,7 +39,7 @@ def test_interleaved_processes_failed_calls_keep_each_its_own_last_error() -> No
         (12, "ncclSystemError", None),
         (16, "ncclSystemError", None),
     ]
-    failed = _found(ev)["evidence-nccl-call-failed"]
+    failed = heldout.found(ev)["evidence-nccl-call-failed"]
     assert failed.message.startswith("4 NCCL call(s) returned an error")
 
 

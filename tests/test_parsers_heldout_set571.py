@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.evidence.load import load_paths, load_text
 from advisor.parsers import ascend_dmi, hccl_test, logs, numbered_lines
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_61"
 DMI_C = (
@@ -30,8 +30,7 @@ UPGRADE = (
 VNPU = "dcmi_vnpu_create_cfg_rename_errno_30_write_failed_8001_910b4_driver_24_1_0_3_forum.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_an_ascend_dmi_command_that_could_not_load_libdcmi_is_a_tool_failure() -> None:
@@ -46,7 +45,7 @@ def test_an_ascend_dmi_command_that_could_not_load_libdcmi_is_a_tool_failure() -
         "wrong"
     )
     assert fail["exception_type"].endswith("the command did not run")
-    assert "evidence-ascend-tool-failure" in _found(ev, "hccl")
+    assert "evidence-ascend-tool-failure" in heldout.found(ev, "hccl")
     # (npu-smi info below it is still read: the driver answers)
     (chip,) = ev.npu_chips
     assert (chip["npu"], chip["health"], chip["power_w"], chip["temp_c"]) == (0, "OK", 9.6, 56)
@@ -71,7 +70,7 @@ def test_each_ranks_check_is_counted_however_it_spaced_retcode() -> None:
     ev = _load(HCCL_TEST)
     (fail,) = ev.failures
     assert "; 3 processes printed it (lines 3, 4, 5)" in fail["message"]
-    assert "evidence-hccl-call-failed" in _found(ev, "hccl")
+    assert "evidence-hccl-call-failed" in heldout.found(ev, "hccl")
 
 
 def test_a_frequency_reduction_mindclusters_check_calls_one_is_a_warning() -> None:
@@ -87,10 +86,10 @@ def test_a_frequency_reduction_mindclusters_check_calls_one_is_a_warning() -> No
         "device 2: freq under 1000 (MindCluster's rated frequency where the CSV names none), "
         "down to 800, for 6 samples in a row (lines 10-15), temp 40-43 (under 105"
     )
-    found = _found(ev, "hccl")
+    found = heldout.found(ev, "hccl")
     assert found["evidence-npu-freq-reduced"].severity == "warning"
     # the note of the device's ranges is still said
-    assert "freq under its highest (1000) in 1 stretch(es)" in _said(ev)[0]
+    assert "freq under its highest (1000) in 1 stretch(es)" in heldout.said(ev)[0]
 
 
 def test_a_reduction_at_105_or_hotter_is_mindclusters_over_temperature() -> None:
@@ -118,7 +117,7 @@ def test_a_driver_upgrades_installer_lines_are_said_beside_the_dcmi_failure() ->
     ev = _load(UPGRADE)
     (fail,) = ev.failures
     assert (fail["kind"], fail["call"], fail["line"]) == ("npu_dcmi_error", "dcmi_init", 2)
-    (note,) = [m for m in _said(ev) if "installer" in m]
+    (note,) = [m for m in heldout.said(ev) if "installer" in m]
     assert note == (
         "log: Ascend package installer: [Driver] run "
         "`./A300-3010-npu-driver_24.1.rc3.1_linux-aarch64.run --upgrade` (line 3); base version "
@@ -128,7 +127,7 @@ def test_a_driver_upgrades_installer_lines_are_said_beside_the_dcmi_failure() ->
         "line in a driver upgrade it calls successful); its last progress upgradePercentage 10% "
         "(line 15); the file ends before 100 %"
     )
-    assert "evidence-npu-dcmi-init-failed" in _found(ev, "hccl")
+    assert "evidence-npu-dcmi-init-failed" in heldout.found(ev, "hccl")
 
 
 def test_dcmis_own_log_of_a_failed_vnpu_creation_names_its_first_error() -> None:
@@ -146,7 +145,7 @@ def test_dcmis_own_log_of_a_failed_vnpu_creation_names_its_first_error() -> None
         "in dcmi_cfg_check_cfg_path: rename error. errno is 30 (errno 30 = EROFS, Read-only file "
         "system) (lines 4-7, 4 DCMI log line(s))"
     )
-    assert "evidence-npu-dcmi-error" in _found(ev, "hccl")
+    assert "evidence-npu-dcmi-error" in heldout.found(ev, "hccl")
 
 
 def test_new_patterns_are_linear_on_a_long_line_and_many_blank_lines() -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import VLLM_DP_ENGINE_RE, logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_61"
 
@@ -41,13 +41,12 @@ RESNET_EPOCHS = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _bad(ev: EvidenceFacts) -> list[str]:
     """The rules that found something critical or a warning: the verdict's reasons."""
-    return sorted(k for k, f in _found(ev).items() if f.severity in ("critical", "warning"))
+    return sorted(k for k, f in heldout.found(ev).items() if f.severity in ("critical", "warning"))
 
 
 def test_a_vllm_worker_that_did_not_start_is_said_with_the_exception_it_raised() -> None:
@@ -89,7 +88,7 @@ def test_a_cut_worker_traceback_is_a_worker_that_did_not_start() -> None:
         "the rest of a message whose first lines the copy does not hold)"
     )
     assert _bad(ev) == ["evidence-launcher-exit"]
-    assert _found(ev)["evidence-launcher-exit"].severity == "critical"
+    assert heldout.found(ev)["evidence-launcher-exit"].severity == "critical"
 
 
 def test_a_worker_of_a_data_parallel_engine_is_named_by_its_engine_and_rank_id() -> None:
@@ -99,7 +98,7 @@ def test_a_worker_of_a_data_parallel_engine_is_named_by_its_engine_and_rank_id()
     assert (fail["kind"], fail["code"], fail["line"]) == ("npu_runtime_error", "507033", 5)
     assert (fail["rank"], fail["pid"]) == (1, 114020)  # torch_npu's "RankID:1" (line 6)
     assert fail["worker"] == "VllmWorker rank=0 of EngineCore_1, vLLM's data-parallel engine 1"
-    (item,) = _found(ev)["evidence-npu-runtime-error"].items
+    (item,) = heldout.found(ev)["evidence-npu-runtime-error"].items
     assert str(item).startswith(
         "Rank 1 (VllmWorker rank=0 of EngineCore_1, vLLM's data-parallel engine 1, pid 114020): "
         "SetDevice returned 507033 = ACL_ERROR_RT_DEV_SETUP_ERROR"
@@ -153,7 +152,7 @@ def test_a_loss_line_glued_to_a_label_is_counted() -> None:
     ev = _load(GLUED_LABEL_LOSS)
     assert not ev.failures
     # (7 steps from step 11: line 5's "回归现象：epoch: 1 step: 10, ..." was not counted)
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "log: a training loop's loss lines: 8 step(s) logged, from epoch 1 step 10 (loss "
         "0.6715043) to epoch 1 step 17 (loss 0.47175333); no error in them"
     ]
@@ -164,7 +163,7 @@ def test_a_loss_line_glued_to_a_label_is_counted() -> None:
 def test_resnets_epoch_lines_are_the_training_beside_mindspores_plog_warnings() -> None:
     ev = _load(RESNET_EPOCHS)
     assert not ev.failures
-    said = _said(ev)
+    said = heldout.said(ev)
     # (read as "a CANN plog of DEVICE (2 line(s)) with no ERROR line" and nothing more)
     assert said[0] == (
         "log: a training loop's loss lines: 10 epoch(s) logged, per step time 92.09-1491.29 ms "

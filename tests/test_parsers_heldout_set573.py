@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 
 from advisor.evidence import load as evidence_load
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import logs, numbered_lines, nvbandwidth, nvidia_smi
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 from tests.test_parsers_heldout_set568 import report_tables
 
 HELDOUT = DATA / "evidence_heldout_61"
@@ -44,8 +44,7 @@ PLUGIN_NO_DEVICES = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _gpus_table(ev: EvidenceFacts) -> str:
@@ -66,7 +65,7 @@ def test_nvbandwidth_pasted_in_one_inline_code_span_is_read_with_its_ptx_error()
         "[cudaErrorUnsupportedPtxVersion] the provided PTX was compiled with an unsupported "
         "toolchain. in expression cudaGetLastError() (kernels.cu:406)"
     )
-    said = _said(ev)
+    said = heldout.said(ev)
     assert "the backticks of one inline-code span around the whole output taken off" in said
     assert any(
         s.startswith(
@@ -87,7 +86,7 @@ def test_nvbandwidths_running_lines_behind_a_quote_name_their_matrices() -> None
         (2, "host_to_device_memcpy_sm"),
         (7, "device_to_host_memcpy_sm"),
     ]
-    said = _said(ev)
+    said = heldout.said(ev)
     assert not any("not a row of" in s or "(test not named)" in s for s in said)
     found = builtin_findings({"evidence.gpu_copy": ev.gpu_copy}, "nccl")
     assert set(found) == {"sweep-best-settings"}  # healthy: READY still
@@ -106,10 +105,10 @@ def test_smi_q_performance_page_says_its_p_state_driver_and_clock_reasons() -> N
     assert (
         "nvidia_smi_query: nvidia-smi -q (driver 495.44): GPU 00000000:0E:00.0: performance state "
         "P0; clock reasons in force: Idle (the others listed Not Active)"
-    ) in _said(ev)
+    ) in heldout.said(ev)
     table = _gpus_table(ev)
     assert "driver 495.44, CUDA 11.5; P0; clock reasons Idle active; read: Clocks Throttle" in table
-    assert set(_found(ev)) == {"sweep-best-settings"}  # an idle GPU: no finding
+    assert set(heldout.found(ev)) == {"sweep-best-settings"}  # an idle GPU: no finding
 
 
 def test_a_refused_gpu_reset_names_the_gpu_and_why() -> None:
@@ -126,7 +125,7 @@ def test_a_refused_gpu_reset_names_the_gpu_and_why() -> None:
         "(NVML_ERROR_IN_USE"
     )
     assert fail["exception_type"].endswith("; exit status 255: the GPU was not reset")
-    (item,) = _found(ev)["evidence-gpu-driver-error"].items
+    (item,) = heldout.found(ev)["evidence-gpu-driver-error"].items
     assert "00000000:1A:00.0" in item and "line 2" in item
 
 
@@ -143,12 +142,12 @@ def test_nvvs_log_names_its_config_error_and_its_optional_shutdownplugin_lines()
     assert "(bad file: /usr/share/nvidia-validation-suite/diag-skus.yaml)" in fail["exception_type"]
     # ShutdownPlugin is optional (DCGM 3.2 PluginLib.cpp): no library_missing, both plugins said
     assert not [f for f in ev.failures if f["kind"] == "library_missing"]
-    (note,) = [s for s in _said(ev) if s.startswith("log: DCGM's diagnostic (NVVS")]
+    (note,) = [s for s in heldout.said(ev) if s.startswith("log: DCGM's diagnostic (NVVS")]
     assert "a DCGM 3.2 build" in note
     assert (
         "plugin(s) libDiagnostic.so, libSoftware.so without a ShutdownPlugin (line(s) 4, 6)" in note
     )
-    (item,) = _found(ev)["evidence-dcgm-diag-log-error"].items
+    (item,) = heldout.found(ev)["evidence-dcgm-diag-log-error"].items
     assert item.startswith("pid 4190: NVVS could not read the diag configuration of its package")
 
 
@@ -169,7 +168,7 @@ def test_nvidia_device_plugin_with_no_devices_and_a_cut_smi_banner_are_read() ->
         "GPU's first row"
     )
     assert "'CUDA Version: N/A'" in banner.message
-    assert _found(ev)["evidence-devices-not-offered"].items
+    assert heldout.found(ev)["evidence-devices-not-offered"].items
 
 
 def test_the_new_patterns_take_linear_time() -> None:

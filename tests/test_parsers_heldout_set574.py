@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.evidence.load import load_text
 from advisor.parsers import rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_61"
 
@@ -30,8 +30,7 @@ SHOW_GIDS_FLATTENED = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_ibstat_given_a_name_no_rdma_device_has_is_a_failure_each() -> None:
@@ -56,7 +55,7 @@ def test_ibstat_given_a_name_no_rdma_device_has_is_a_failure_each() -> None:
     assert ib2["exception_type"].endswith(
         "nothing of any port was reported (its answer on line 13)"
     )
-    found = _found(ev)
+    found = heldout.found(ev)
     assert len(found["evidence-rdma-device-not-found"].items) == 2
     assert "evidence-hca-netdev-down" in found
 
@@ -87,7 +86,7 @@ def test_a_perftest_client_typed_after_its_servers_failure_is_its_own_run() -> N
     # (round RRRR set 694: a completion with error comes only from a run whose QPs had
     # connected, perftest's warm-up and run_iter_* loops, so the client's run broke off: critical;
     # the server's exchange that lost its client stays a failure said on its own)
-    found = _found(ev)
+    found = heldout.found(ev)
     assert len(found["evidence-rdma-perftest-failed"].items) == 1
     assert len(found["evidence-rdma-perftest-broke-off"].items) == 1
 
@@ -104,7 +103,7 @@ def test_perftests_socket_words_before_and_after_its_typo_fix_are_failures() -> 
 
 def test_show_gids_flattened_onto_one_line_is_read_as_its_table() -> None:
     ev = _load(SHOW_GIDS_FLATTENED)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "show_gids' table flattened onto line 3 (its line breaks lost) split at its header, rows "
         "and count into 5 lines: line numbers from there on count them"

@@ -5,17 +5,16 @@ elastic's agent inside Ray actors)."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_61"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_a_time_out_under_a_second_is_the_fault_not_a_missing_peer() -> None:
@@ -28,7 +27,7 @@ def test_a_time_out_under_a_second_is_the_fault_not_a_missing_peer() -> None:
         1,
         90,
     )
-    found = _found(ev)["evidence-watchdog-timeout"]
+    found = heldout.found(ev)["evidence-watchdog-timeout"]
     assert found.message.startswith(
         "1 watchdog time-out(s) against a process-group time-out of under a second (1 ms), after "
         "the collective had run 90 ms:"
@@ -48,7 +47,7 @@ def test_two_ranks_watchdogs_firing_together_name_no_first_rank() -> None:
     ev = _load("sglang3424_pg2_rank0_allgather_base_seq1522789_600093ms_wrapped_cut.log")
     (timeline,) = ev.timelines
     assert timeline.one_collective and timeline.all_waiting
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-failure-order" not in found
     (item,) = found["evidence-watchdog-timeout"].items
     assert "Rank 0 in process group 2 (a subgroup): all_gather (SeqNum 1522789" in item
@@ -60,13 +59,13 @@ def test_torch_elastic_agent_lines_behind_rays_actor_prefix_are_a_healthy_run() 
         "torchx492_ray_commandactor_torchelastic_rendezvous_world2_worker_group_successfully_finished_healthy_cut.log"
     )
     assert not ev.failures
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "log: torch elastic started its worker group: 1 local worker(s); its rendezvous: master "
         "tristanr-arch2, port 48089, 2 agent(s) (nodes), a world of 2; 1 agent(s) said their "
         "workers finished (SUCCEEDED); no error"
     ]
     assert [m.line for f in ev.files for m in f.messages] == [14]
-    assert not [f for f in _found(ev).values() if f.severity in ("critical", "warning")]
+    assert not [f for f in heldout.found(ev).values() if f.severity in ("critical", "warning")]
 
 
 def test_an_agents_own_end_alone_is_a_healthy_elastic_run() -> None:

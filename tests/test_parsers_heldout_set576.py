@@ -4,16 +4,15 @@ NCCL library, and NCCL's INFO lines that Ray's deduplication marked."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_61"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_xlas_nccl_stub_without_a_library_is_a_failed_nccl_call() -> None:
@@ -26,7 +25,7 @@ def test_xlas_nccl_stub_without_a_library_is_a_failed_nccl_call() -> None:
         1,
     )
     assert failed["exception_type"].startswith("no NCCL library could be loaded")
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-python-exception" not in found
     nccl = found["evidence-nccl-call-failed"]
     (item,) = nccl.items
@@ -41,7 +40,7 @@ def test_rays_dedup_mark_is_no_part_of_nccls_words() -> None:
         "vllm16318_nemotron_ultra_253b_ray_2node_rayworker_pid38530_nccl_info_net_ib_gdrdma_repeated_healthy_cut.log"
     )
     assert not ev.failures
-    said = _said(ev)
+    said = heldout.said(ev)
     assert "log: NCCL's network plugin: IB" in said
     assert not any("NCCL's network plugin: IB [repeated" in s for s in said)
     assert (
@@ -55,4 +54,4 @@ def test_rays_dedup_mark_is_no_part_of_nccls_words() -> None:
     (folded,) = [s for s in said if s.startswith("log: Ray folded")]
     assert "copies of 6 of these line(s)" in folded
     assert "up to 14 more each" in folded
-    assert not [f for f in _found(ev).values() if f.severity in ("critical", "warning")]
+    assert not [f for f in heldout.found(ev).values() if f.severity in ("critical", "warning")]

@@ -6,15 +6,11 @@ they are not, so the finding is a warning that names the chips, their memory and
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from functools import partial
 
-from advisor.config import AdvisorConfig
-from advisor.evidence.command import add_imported_stages, cluster_from
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
-from advisor.facts import Facts, RunInfo
-from advisor.rules import engine, schema
+from advisor.evidence.load import load_text
 from advisor.rules.findings import RulesOutcome
-from advisor.verdict import verdict
+from tests import heldout
 from tests.conftest import DATA
 
 HELDOUT = DATA / "evidence_heldout_62"
@@ -24,23 +20,7 @@ USAGES = "npu_smi_info_t_usages_i0_910b3_hbm90_tab_indented_nvitop_sample.txt"
 A3_DP = "npu_smi_info_26.1.0.b087_a3_8npu_16chips_vllm_dp_procs_container_pid_npu_top_capture.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _imported(ev: EvidenceFacts) -> tuple[str, RulesOutcome]:
-    """The verdict and findings `advisor import` gives ``ev``: its facts, the configured rules."""
-    facts = Facts(
-        run=RunInfo(run_id="import", run_dir="", command="advisor import", profile="import"),
-        cluster=cluster_from(ev),
-        evidence=ev,
-    )
-    add_imported_stages(facts)
-    cfg = AdvisorConfig()
-    outcome = engine.evaluate(
-        schema.load(cfg.rules), facts.to_dict(), config=asdict(cfg), rules_cfg=cfg.rules
-    )
-    return verdict(facts, outcome).level, outcome
+_load = partial(heldout.load, HELDOUT)
 
 
 def _held(outcome: RulesOutcome) -> list[str]:
@@ -54,7 +34,7 @@ def _held(outcome: RulesOutcome) -> list[str]:
 def test_chips_a_vllm_deployment_holds_are_not_free_for_a_job() -> None:
     ev = _load(VLLM_TP)
     assert {c["health"] for c in ev.npu_chips} == {"OK"}
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     items = _held(outcome)
     # NPU 0-6 hold 59021-59944 of 65536 MB (lines 8-26); NPU 7's 19319 MB (29 %) is under half
@@ -77,7 +57,7 @@ def test_npu_smi_t_usages_held_memory_is_a_warning_without_a_process_invented() 
         0,
         None,
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     (item,) = _held(outcome)
     assert item.startswith("NPU 0 chip 0: HBM 90.0 % used, AICore 0 %; no process listed")
@@ -86,7 +66,7 @@ def test_npu_smi_t_usages_held_memory_is_a_warning_without_a_process_invented() 
 def test_an_a3s_sixteen_chips_each_held_by_a_vllm_dp_worker_are_a_warning() -> None:
     ev = _load(A3_DP)
     assert [c["phy_id"] for c in ev.npu_chips] == list(range(16))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     items = _held(outcome)
     assert len(items) == 16
@@ -108,7 +88,7 @@ def test_an_idle_chips_own_reserve_and_memory_under_half_stay_ready() -> None:
     text = text.replace("3197 / 65536", "32700/ 65536", 1)
     ev = load_text(text, "npu-smi.txt")
     assert sorted(c["hbm_used_mb"] for c in ev.npu_chips)[-2:] == [3197, 32700]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert "evidence-npu-hbm-held" not in {f.rule_id for f in outcome.findings}
 
@@ -124,7 +104,7 @@ def test_a_chip_computing_and_a_copy_behind_a_prompt_are_read_alike() -> None:
     )
     ev = load_text(text, "npu-smi.txt")
     assert ev.npu_chips[0]["aicore_pct"] == 87
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     items = _held(outcome)
     assert len(items) == 7

@@ -5,11 +5,13 @@ worker's EL0004 relayed by its engine core, an NPU out-of-memory with no time-ou
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set485 import _found
 from tests.test_parsers_heldout_set569 import each_linear
 
 HELDOUT = DATA / "evidence_heldout_62"
@@ -26,13 +28,12 @@ EL0004_RELAYED = (
 CI_OOM = "vllm_ascend_ci_e2e_pytest_worker_tp0_npu0_oom_98MiB_16MiB_free_leftover_process.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _bad(ev: EvidenceFacts, backend: str = "hccl") -> list[str]:
     """The rules that found something critical or a warning: the verdict's reasons."""
-    found = _found(ev, backend)
+    found = heldout.found(ev, backend)
     return sorted(k for k, f in found.items() if f.severity in ("critical", "warning"))
 
 
@@ -62,7 +63,7 @@ def test_joined_plogs_whose_device_memory_ran_out_are_each_processs_out_of_memor
     assert {f["code"] for f in runtime} == {"207001"}
     assert not [f for f in ev.failures if f["kind"] not in ("device_oom", "npu_runtime_error")]
     assert _bad(ev) == ["evidence-device-out-of-memory", "evidence-npu-runtime-error"]
-    found = _found(ev, "hccl")
+    found = heldout.found(ev, "hccl")
     memory = found["evidence-device-out-of-memory"]
     assert memory.category == "training"
     assert memory.message == "3 out-of-memory error(s) (NPU driver): the process stopped."
@@ -125,7 +126,7 @@ def test_the_runtime_call_under_a_cann_code_is_counted_with_the_others() -> None
         "AclQueryEventRecordedStatus",
         "507014",
     )
-    found = _found(ev, "hccl")
+    found = heldout.found(ev, "hccl")
     # both calls that returned 507014 are said where the count is: line 47's, and line 42's
     # rtMemcpyAsync read under EZ9999 (line 39)
     assert found["evidence-npu-runtime-error"].message == (
@@ -148,7 +149,7 @@ def test_the_runtime_result_under_a_workers_code_is_the_workers_not_its_relays()
     # allocation is the worker's, the process EL0004's "[PID: 10652]" names
     assert (runtime["line"], runtime["code"], runtime["pid"]) == (43, "207001", 10652)
     assert runtime.get("worker") is None
-    found = _found(ev, "hccl")
+    found = heldout.found(ev, "hccl")
     (item,) = found["evidence-npu-runtime-error"].items
     assert item.startswith("Process 10652: alloc device memory returned 207001")
     assert "EngineCore" not in item and "10516" not in item
@@ -167,7 +168,7 @@ def test_an_out_of_memory_with_no_time_out_after_it_says_none() -> None:
         "process (6.65 GiB reserved): the other 54.29 GiB is held outside"
     )
     assert not [f for f in ev.failures if "timeout" in f["kind"]]
-    found = _found(ev, "hccl")
+    found = heldout.found(ev, "hccl")
     assert "time-out" not in found["evidence-device-out-of-memory"].message
     # where the other ranks' watchdogs did time out, the consequence is said
     timed_out = [*ev.failures, {**oom, "kind": "watchdog_timeout", "line": 90, "rank": 1}]

@@ -5,13 +5,14 @@ some GPUs, and a dcgmi diag excerpt whose last row lost its right border."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from advisor.evidence.load import EvidenceFacts, load_text
 from advisor.parsers import bandwidth_test, dcgm, nvidia_smi
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import _said
 
 HELDOUT = DATA / "evidence_heldout_62"
 BANDWIDTH = "cuda_samples_bandwidthTest_t4_then_v100_sxm2_two_runs_prompts_pass.txt"
@@ -20,8 +21,7 @@ NVLINK = "nvidia_smi_nvlink_s_v100_sxm2_7gpus_six_inactive_links_azhpc_sample.tx
 DCGM49 = "dcgmi_diag_r2_dcgm246_a100_pcie_fail_nvlink_down_warnings_excerpt_issue49.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _bad(ev: EvidenceFacts) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def test_each_bandwidth_test_run_is_said_with_its_own_gpu() -> None:
         (2, [{"index": 0, "name": "Tesla T4"}], True),
         (36, [{"index": 0, "name": "Tesla V100-SXM2-16GB"}], True),
     ]
-    said = _said(ev)
+    said = heldout.said(ev)
     assert said == [
         "bandwidth_test: bandwidthTest on GPU 0 Tesla T4: Host to Device (PINNED) up to 9.7 GB/s",
         "bandwidth_test: bandwidthTest on GPU 0 Tesla T4: Device to Host (PINNED) up to 11.1 GB/s",
@@ -72,7 +72,7 @@ def test_a_second_run_whose_banner_was_lost_starts_at_its_device_line() -> None:
         ["Tesla V100-SXM2-16GB"],
     ]
     assert [r.result for r in runs] == ["PASS", None]
-    said = _said(load_text(cut, "bw.txt"))
+    said = heldout.said(load_text(cut, "bw.txt"))
     assert (
         "bandwidth_test: bandwidthTest on GPU 0 Tesla V100-SXM2-16GB: Device to Device (PINNED) "
         "up to 739.8 GB/s"
@@ -90,7 +90,7 @@ def test_nvidia_smis_mig_devices_table_is_read_with_the_gpus_mig_mode() -> None:
         None,
     )
     assert ev.files[0].status == "read"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "nvidia_smi: nvidia-smi: GPU 0 (MIG mode Enabled) split into 4 MIG device(s): "
         "GI 2 / CI 0 (device 0): 60 SMs, 11091 of 40448 MiB used, uncorrectable ECC 0; "
@@ -175,7 +175,9 @@ def test_a_dcgm_diag_rows_lost_right_border_ends_its_message_and_the_fail_row_is
     (item,) = found["evidence-dcgm-diag-failed"].items
     assert item.endswith(f"{DCGM49}, line 2)")
     # the copy's cut (the author's "..."): the other sections are unknown, not passed
-    assert any("the copy ends inside a row of its Integration section" in m for m in _said(ev))
+    assert any(
+        "the copy ends inside a row of its Integration section" in m for m in heldout.said(ev)
+    )
     # the same row cut in a table that goes on with a prompt: read alike
     text = (HELDOUT / DCGM49).read_text().replace("...", "$ echo done")
     (table,), _ = dcgm.parse(text)

@@ -6,21 +6,21 @@ ports, empty slots and 1 GbE NICs were counted as narrow links."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import lspci, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_62"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _severities(ev: EvidenceFacts) -> dict[str, str]:
-    found = _found(ev).items()
+    found = heldout.found(ev).items()
     return {rule: f.severity for rule, f in found if f.severity in ("critical", "warning")}
 
 
@@ -34,7 +34,7 @@ def test_a_hosts_only_ib_port_waiting_for_a_subnet_manager_is_not_ready() -> Non
         0,
     )
     assert port["no_active_on_host"] is True
-    found = _found(ev)
+    found = heldout.found(ev)
     assert _severities(ev) == {"evidence-hca-host-no-active-port": "critical"}
     (item,) = found["evidence-hca-host-no-active-port"].items
     assert item.startswith(
@@ -83,7 +83,7 @@ def test_connectx5_ports_at_fdr_beside_edr_ones_are_named() -> None:
         "mlx5_7": (56.0, 100.0, 43, 10),
     }
     assert _severities(ev) == {"evidence-hca-rate-below-siblings": "warning"}
-    items = _found(ev)["evidence-hca-rate-below-siblings"].items
+    items = heldout.found(ev)["evidence-hca-rate-below-siblings"].items
     assert items[0].startswith(
         "mlx5_1 port 1 (MT4119): 56 Gb/s, against 100; SM lid 43, the faster ports' 10 "
         "(another subnet) ("
@@ -99,7 +99,7 @@ def test_perftest_on_a_device_that_would_not_answer_its_attributes_is_not_ready(
     runs = [(p["ca"], p["perftest"]["peer"], p["perftest"]["failed_line"]) for p in ev.hca_ports]
     assert runs == [("mlx5_0", None, 5), ("mlx5_0", "10.6.0.213", 11)]
     assert all(p["perftest"]["device_unanswered"] for p in ev.hca_ports)
-    found = _found(ev)
+    found = heldout.found(ev)
     assert found["evidence-rdma-perftest-device-unanswered"].severity == "critical"
     assert "evidence-rdma-perftest-failed" not in found
     server, client = found["evidence-rdma-perftest-device-unanswered"].items
@@ -126,8 +126,8 @@ def test_root_ports_empty_slots_and_1gbe_nics_are_no_narrow_data_links() -> None
     name = "lspci_vvv_full_dell_2x_tesla_p100_gen3x16_ok_x520_root_ports_downgraded_cmlgpu.txt"
     ev = _load(name)
     assert not [f for f in ev.failures if f["kind"] == "pcie_link_narrow"]
-    assert not [f for f in _found(ev).values() if f.severity in ("critical", "warning")]
-    said = _said(ev)
+    assert not [f for f in heldout.found(ev).values() if f.severity in ("critical", "warning")]
+    said = heldout.said(ev)
     gpus = [s for s in said if "Tesla P100" in s]
     assert len(gpus) == 2
     assert all(s.endswith("PCIe link 8GT/s x16 against its 8GT/s x16 capability") for s in gpus)

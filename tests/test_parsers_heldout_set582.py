@@ -11,21 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_62"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def test_pdshs_bare_node_prefix_is_the_oom_host() -> None:
@@ -37,7 +33,7 @@ def test_pdshs_bare_node_prefix_is_the_oom_host() -> None:
         2,
         3,
     )
-    found = _found(ev)["evidence-device-out-of-memory"]
+    found = heldout.found(ev)["evidence-device-out-of-memory"]
     (item,) = found.items
     assert item.startswith(
         "A process on host gpu-q-13, device 2: tried to allocate 896.00 MiB, 381.31 MiB free"
@@ -78,7 +74,7 @@ def test_a_watchdog_record_wrapped_inside_ran_reads_its_run_time() -> None:
         1800000,
         1804582,
     )
-    (item,) = _found(ev)["evidence-watchdog-timeout"].items
+    (item,) = heldout.found(ev)["evidence-watchdog-timeout"].items
     assert "ran 1804582 ms against a 1800000 ms time-out" in item
     assert "does not say how long it ran" not in item
 
@@ -108,7 +104,7 @@ def test_a_lightning_start_that_ends_at_ddp_init_is_a_warning() -> None:
         8,
         2,
     )
-    found = _found(ev)
+    found = heldout.found(ev)
     assert [f.severity for f in found.values() if f.severity in ("critical", "warning")] == [
         "warning"
     ]
@@ -129,7 +125,7 @@ def test_a_lightning_start_that_registered_or_was_cut_is_no_warning(tmp_path: Pa
         "All distributed processes registered. Starting with 4 processes\n",
     )
     assert not registered.failures
-    assert any("Lightning started 2 rank(s) of a world of 4" in s for s in _said(registered))
+    assert any("Lightning started 2 rank(s) of a world of 4" in s for s in heldout.said(registered))
     # (a copy the store cut inside its last line ends where the copy did, not the log)
     cut = _write(tmp_path, start + "Initializing distributed: GLOBAL_RANK: 2, MEMBER: 3\n")
     assert not cut.failures
@@ -151,7 +147,7 @@ def test_sglangs_scheduler_watchdog_on_every_tp_rank_is_the_servers_end() -> Non
         "Watchdog timeout (self.watchdog_timeout=300) on 8 TP rank(s) (TP0-TP7), first on TP4"
     )
     assert "(line 9)" in ended["message"] and "'Killed' (line 10)" in ended["message"]
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-log-error" not in found
     assert found["evidence-launcher-exit"].severity == "critical"
     assert not any("NCCL" in s or "collective" in s for s in [ended["exception_type"]])
@@ -180,7 +176,7 @@ def test_xlas_registration_deadline_is_the_coordination_failure() -> None:
         "Coordination service agent in error status: DEADLINE_EXCEEDED"
     )
     assert failed["rank"] is None and failed["host"] is None  # the file names neither
-    (item,) = _found(ev)["evidence-coordination-timeout"].items
+    (item,) = heldout.found(ev)["evidence-coordination-timeout"].items
     assert "(DEADLINE_EXCEEDED) calling RegisterTask: it could not register" in item
 
 
@@ -194,7 +190,7 @@ def test_xlas_key_value_wait_is_the_coordination_failure() -> None:
     )
     assert failed["message"].startswith("Execution of replica 0 failed: DEADLINE_EXCEEDED")
     assert failed["call"].startswith("devices=[0,1,2,3")
-    (item,) = _found(ev)["evidence-coordination-timeout"].items
+    (item,) = heldout.found(ev)["evidence-coordination-timeout"].items
     assert item.startswith("a task waited 600 s for key 'devices=[0,1,2,3")
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from advisor.evidence.load import load_text
 from advisor.rules.findings import RulesOutcome
-from tests.test_parsers_heldout_set577 import HELDOUT, _imported, _load
+from tests import heldout
+from tests.test_parsers_heldout_set577 import HELDOUT, _load
 
 TLS = "hccn_tool_g_tls_i0_950_crl_near_expiration_switch_off_driver_doc.txt"
 BUSY = "npu_smi_info_910b4_1_npu0_1_hbm61553_aicore16_busy_headless_ucm694_cut.txt"
@@ -39,7 +40,7 @@ def test_a_near_expiry_crl_is_placed_at_its_own_status_line() -> None:
         ("ca2 cert", 0, 19),
         ("crl", 1, 25),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     (item,) = _only_warning(outcome, "evidence-npu-tls-cert-expiry")
     assert item.startswith(
@@ -59,7 +60,7 @@ def test_a_crl_behind_the_command_line_is_placed_in_the_file() -> None:
 def test_chips_whose_hbm_running_work_holds_are_not_free_for_a_job() -> None:
     ev = _load(BUSY)
     assert {c["health"] for c in ev.npu_chips} == {"OK"}
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     items = _only_warning(outcome, "evidence-npu-hbm-held")
     # NPU 0/1 hold 61553/61555 of 65536 MB with their AI cores at 16/15 % (lines 4-8); NPU 2's
@@ -78,7 +79,7 @@ def test_a_process_table_alone_says_the_chip_its_processes_hold() -> None:
     (held,) = ev.npu_process_chips
     assert (held["npu"], held["chip"], held["line"], held["memory_mb"]) == (0, 0, 5, 4814)
     assert len(held["processes"]) == 8
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     (item,) = _only_warning(outcome, "evidence-npu-process-chips")
     assert item.startswith(
@@ -94,13 +95,13 @@ def test_processes_under_their_chips_rows_are_the_chips_not_a_second_finding() -
     # the set 577 table whose chip rows are all there: its processes are said with their chips
     ev = _load("npu_smi_info_25.5.1_910B3_8npu_hbm90pct_vllm_procs_nvitop_sample.txt")
     assert ev.npu_process_chips == []
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     assert "evidence-npu-process-chips" not in {f.rule_id for f in outcome.findings}
 
 
 def test_hbm_idle_processes_hold_is_a_warning() -> None:
     ev = _load(IDLE)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     items = _only_warning(outcome, "evidence-npu-hbm-held")
     assert [i.split(";")[0] for i in items] == [

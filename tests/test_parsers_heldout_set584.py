@@ -6,13 +6,14 @@ engine core relays."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence import load
-from advisor.evidence.load import EvidenceFacts, load_file, load_paths
+from advisor.evidence.load import EvidenceFacts, load_file
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set485 import _found
 from tests.test_parsers_heldout_set569 import each_linear
 
 HELDOUT = DATA / "evidence_heldout_62"
@@ -31,13 +32,12 @@ WORKER_RELAYED = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _bad(ev: EvidenceFacts, backend: str = "hccl") -> list[str]:
     """The rules that found something critical or a warning: the verdict's reasons."""
-    found = _found(ev, backend)
+    found = heldout.found(ev, backend)
     return sorted(k for k, f in found.items() if f.severity in ("critical", "warning"))
 
 
@@ -56,7 +56,7 @@ def test_a_compose_prefix_of_a_container_named_in_the_compose_file_is_taken_off(
     assert failure["code_name"] == "ACL_ERROR_RT_SYS_DMA"
     assert failure.get("device") is None  # (the file names no device)
     assert _bad(ev) == ["evidence-npu-runtime-error"]
-    said = " ".join(_found(ev, "hccl")["evidence-npu-runtime-error"].items)
+    said = " ".join(heldout.found(ev, "hccl")["evidence-npu-runtime-error"].items)
     assert "vllm-ascend" not in said and "HCCL" not in said
 
 
@@ -119,7 +119,7 @@ def test_an_ez9999_tracebacks_failed_kernel_names_its_device_and_kernel() -> Non
     assert (runtime["line"], runtime["code"]) == (1, "507035")
     assert len(ev.failures) == 2
     assert _bad(ev) == ["evidence-npu-device-exception", "evidence-npu-runtime-error"]
-    (item,) = _found(ev, "hccl")["evidence-npu-device-exception"].items
+    (item,) = heldout.found(ev, "hccl")["evidence-npu-device-exception"].items
     assert item.startswith("Device 0, pid 55986: Aicore kernel execute failed in kernel fused_")
     assert "fused_recurrent_g " not in item and "HCCL" not in item
 
@@ -169,7 +169,7 @@ def test_an_engine_core_relaying_its_workers_failure_is_no_second_rank() -> None
         "engine core EngineCore_1 then did not start (line 39))"
     )
     assert _bad(ev) == ["evidence-launcher-exit"]
-    finding = _found(ev, "hccl")["evidence-launcher-exit"]
+    finding = heldout.found(ev, "hccl")["evidence-launcher-exit"]
     # (vLLM's worker_main logs the exception and returns: no exit code is said, set 626)
     assert finding.message.startswith("1 vLLM worker(s) did not start")
 

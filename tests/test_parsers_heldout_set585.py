@@ -6,13 +6,14 @@ itself did not count."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import p2p_bandwidth
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import _said
 
 HELDOUT = DATA / "evidence_heldout_62"
 NO_P2P = "p2pBandwidthLatencyTest_4x_rtx3090_no_p2p_all_cannot_access.txt"
@@ -20,8 +21,7 @@ TWO_HOSTS = "nccl-tests_all_reduce_2x8_h100_ndr_srun_prefixed_busbw155_low.txt"
 ALLTOALL = "nccl-tests_alltoall_8x8_v100_ib100g_cut_busbw0.51_inplace_error1.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _bad(ev: EvidenceFacts) -> dict[str, Any]:
@@ -48,7 +48,7 @@ def test_a_p2p_test_where_no_gpu_reaches_another_is_a_warning() -> None:
     assert list(bad) == ["evidence-gpu-no-peer-access", "evidence-gpu-pair-copy-slow"]
     (item,) = bad["evidence-gpu-no-peer-access"].items
     assert item.startswith("4 GPU(s) (GeForce RTX 3090), every pair CANNOT Access Peer")
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any("peer access between no GPUs; 12 ordered pair(s) CANNOT" in s for s in said)
     assert any("Unidirectional P2P=Enabled Bandwidth (P2P Writes): 4 GPU(s), between GPUs "
                "5.89-5.9 GB/s" in s for s in said)  # fmt: skip
@@ -59,7 +59,7 @@ def test_a_p2p_copy_with_every_matrix_whole_is_not_called_cut() -> None:
     # holds no figure, is not in it -- nothing shows the copy lost a line
     ev = _load(NO_P2P)
     assert ev.gpu_copy[0]["complete"] is True
-    assert not any("closing NOTE" in s or "copy lost" in s for s in _said(ev))
+    assert not any("closing NOTE" in s or "copy lost" in s for s in heldout.said(ev))
 
 
 def test_a_p2p_copy_cut_inside_a_matrix_still_says_so() -> None:
@@ -78,7 +78,7 @@ def test_a_run_over_two_hosts_says_its_busbw_without_a_verdict() -> None:
         16,
         ["node005", "node007"],
     )
-    said = _said(ev)
+    said = heldout.said(ev)
     (figure,) = [s for s in said if "busbw over 2 hosts" in s]
     assert (
         "at most 167.87 GB/s (268435456 B), 155.57 GB/s at its largest size (8589934592 B)"
@@ -98,7 +98,7 @@ def test_uncounted_in_place_error_cells_of_an_old_table_are_no_data_failure() ->
     assert bench["failed_checks"] == [] and bench["complete"] is True
     # (no binary name, blank redop: alltoall or one of the other ops whose cells are alike)
     assert bench["op"] == "unknown"
-    said = _said(ev)
+    said = heldout.said(ev)
     (note,) = [s for s in said if "in-place error cells" in s]
     assert "up to 1e+00 on 2 size(s) while the footer counts 0 values out of bounds" in note
     assert "out-of-place checks, which it counts, are within bounds" in note

@@ -5,27 +5,27 @@ perftest's own port not active."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
 
 HELDOUT = DATA / "evidence_heldout_62"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _flagged(ev: EvidenceFacts) -> set[str]:
     """The rules that warn or fail on the import (sweep's info findings left out)."""
-    return {k for k, f in _found(ev).items() if f.severity in ("critical", "warning")}
+    return {k for k, f in heldout.found(ev).items() if f.severity in ("critical", "warning")}
 
 
 def test_ethtool_i_alone_is_read_as_the_ports_driver() -> None:
     ev = _load("ethtool_i_be2net_11.4.0.0_fw4.9.311.20.txt")
     assert ev.files[0].formats == ["ethtool_driver"] and ev.files[0].status == "read"
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "ethtool_driver: ethtool -i eth0: driver be2net, version 11.4.0.0, firmware 4.9.311.20, "
         "bus 0000:04:00.0"
     ]
@@ -34,7 +34,7 @@ def test_ethtool_i_alone_is_read_as_the_ports_driver() -> None:
 
 def test_ibstat_whose_only_hca_has_every_port_down_is_critical() -> None:
     ev = _load("ibstat_mlx4_mt4099_fw2.42.5000_port1_down_polling_port2_eth_disabled.txt")
-    found = _found(ev)
+    found = heldout.found(ev)
     assert _flagged(ev) == {"evidence-hca-host-all-ports-down"}
     down = found["evidence-hca-host-all-ports-down"]
     assert down.severity == "critical"
@@ -57,7 +57,7 @@ def test_a_linked_up_port_left_down_is_not_called_uncabled() -> None:
         1,
         "test-sriov-ib-pod",
     )
-    found = _found(ev)
+    found = heldout.found(ev)
     assert _flagged(ev) == {"evidence-hca-host-all-ports-down"}
     (item,) = found["evidence-hca-host-all-ports-down"].items
     assert item.startswith(
@@ -74,7 +74,7 @@ def test_iperf3_client_that_reached_no_server_is_a_failure() -> None:
     assert fail["exception_type"] == (
         "the client reached no host at the server (the copy does not name it): nothing was measured"
     )
-    found = _found(ev)
+    found = heldout.found(ev)
     assert _flagged(ev) == {"evidence-iperf3-unreached"}
     assert found["evidence-iperf3-unreached"].severity == "critical"
 
@@ -97,7 +97,7 @@ def test_perftests_own_port_down_is_critical_and_says_it_is_the_local_port() -> 
     ev = _load("perftest_ib_send_lat_port1_down_couldnt_get_context_quoted.txt")
     (port,) = ev.hca_ports
     assert port["perftest"]["port_not_active"] == "Down"
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-rdma-perftest-failed" not in found
     hit = found["evidence-rdma-perftest-port-not-active"]
     assert hit.severity == "critical"

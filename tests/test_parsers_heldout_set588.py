@@ -12,13 +12,12 @@ from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import ParseError, logs
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
+from tests import heldout
 from tests.test_parsers_heldout_set582 import _load, _write
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:
-    return {f.severity for f in _found(ev).values()} - {"info"}
+    return {f.severity for f in heldout.found(ev).values()} - {"info"}
 
 
 def test_fp16_overflows_down_to_a_loss_scale_of_2_are_a_warning() -> None:
@@ -36,7 +35,7 @@ def test_fp16_overflows_down_to_a_loss_scale_of_2_are_a_warning() -> None:
     )
     assert overflow["repeated_lines"] == [2, 4, 12, 14]
     assert _severities(ev) == {"warning"}
-    (item,) = _found(ev)["evidence-fp16-overflow"].items
+    (item,) = heldout.found(ev)["evidence-fp16-overflow"].items
     assert (
         "5 fp16 overflow(s) skipped their step on rank 0, the loss scale falling from 64 to 2"
         in item
@@ -68,7 +67,7 @@ def test_an_engine_that_skipped_1995_of_2000_steps_hardly_trained() -> None:
     (overflow,) = ev.failures
     assert (overflow["kind"], overflow["line"]) == ("fp16_overflow", 4)
     assert _severities(ev) == {"warning"}
-    (item,) = _found(ev)["evidence-fp16-overflow"].items
+    (item,) = heldout.found(ev)["evidence-fp16-overflow"].items
     assert "DeepSpeed's engine skipped 1995 of its 2000 steps" in item
     assert "the Trainer logged a loss of 0.0 from line 2 on" in item
     # (no overflow line is in the file: no count or scale of them is said)
@@ -82,7 +81,7 @@ def test_horovods_stall_with_ranks_in_different_collectives_is_a_deadlock() -> N
     (stall,) = ev.failures
     assert (stall["kind"], stall["line"], stall["missing_ranks"]) == ("horovod_deadlock", 1, [0, 1])
     assert _severities(ev) == {"critical"}
-    (item,) = _found(ev)["evidence-horovod-deadlock"].items
+    (item,) = heldout.found(ev)["evidence-horovod-deadlock"].items
     # (the stall inspector lists, for each rank, the tensors THAT rank has not submitted)
     assert "waited more than 60 s" in item
     assert (
@@ -113,7 +112,7 @@ def test_horovods_stall_of_one_late_rank_in_the_same_collective_is_a_warning(
     (stall,) = ev.failures
     assert (stall["kind"], stall["missing_ranks"]) == ("horovod_stall", [3])
     assert _severities(ev) == {"warning"}
-    (item,) = _found(ev)["evidence-horovod-stall"].items
+    (item,) = heldout.found(ev)["evidence-horovod-stall"].items
     assert (
         "rank 3 had not submitted DistributedSGD_Allreduce/HorovodAllreduce_grads_0 (allreduce)"
         in item
@@ -125,7 +124,7 @@ def test_xlas_out_of_memory_wrapped_in_two_lines_is_the_devices() -> None:
     (oom,) = ev.failures
     assert (oom["kind"], oom["line"], oom["library"], oom["rank"]) == ("device_oom", 1, "XLA", None)
     assert _severities(ev) == {"critical"}
-    (item,) = _found(ev)["evidence-device-out-of-memory"].items
+    (item,) = heldout.found(ev)["evidence-device-out-of-memory"].items
     assert "tried to allocate 5520758552 B (5.14 GiB) on replica 0" in item
     # (the copy's "[1] " before the line names no rank)
     assert "Rank 1" not in item
@@ -139,12 +138,12 @@ def test_megatron_iterations_with_a_nan_grad_norm_and_no_loss_diverged() -> None
     (diverged,) = ev.failures
     assert (diverged["kind"], diverged["line"]) == ("loss_diverged", 2)
     assert _severities(ev) == {"warning"}
-    (item,) = _found(ev)["evidence-loss-diverged"].items
+    (item,) = heldout.found(ev)["evidence-loss-diverged"].items
     assert (
         "the gradient norm is nan at iteration 5426 of 250000 and on 2 more iteration line(s)"
         in item
     )
-    assert not any("no line says an error" in m for m in _said(ev))
+    assert not any("no line says an error" in m for m in heldout.said(ev))
 
 
 def test_a_megatron_line_with_a_finite_grad_norm_is_no_divergence(tmp_path: Path) -> None:

@@ -17,10 +17,8 @@ import pytest
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import ParseError, msnpureport
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_63"
 
@@ -44,7 +42,7 @@ def _row(folder: str, phy: int, logic: int, status: str) -> str:
     return f"{folder:<19}{phy:<10}{logic:<12}{status}\n"
 
 
-_write = partial(_load_copy, name="device_info.txt")
+_write = partial(heldout.load_copy, name="device_info.txt")
 
 
 def _states(ev: EvidenceFacts) -> list[tuple[str, int, int | None]]:
@@ -56,10 +54,10 @@ def test_one_device_probed_online_and_running_is_ready() -> None:
     assert ev.files[0].formats == ["msnpureport_devices"]
     assert ev.files[0].status == "read"
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert [f.rule_id for f in outcome.findings if f.severity != "info"] == []
-    counts, running = _said(ev)
+    counts, running = heldout.said(ev)
     assert counts == (
         "msnpureport_devices: msnpureport device_info.txt: device num 1, probe num 1, "
         "online num 1, offline num 0"
@@ -67,7 +65,9 @@ def test_one_device_probed_online_and_running_is_ready() -> None:
     assert [m.line for m in ev.files[0].messages] == [3, 11]
     assert running.endswith("1 device(s) with their OS running: device-0 (phy-id 0, logic-id 0)")
     # (every device has its row: nothing is said cut, offline or unknown)
-    assert not any(w in m for m in _said(ev) for w in ("cut", "offline:", "not known", "lost"))
+    assert not any(
+        w in m for m in heldout.said(ev) for w in ("cut", "offline:", "not known", "lost")
+    )
 
 
 def test_an_offline_and_a_heartbeat_lost_device_are_not_ready(tmp_path: Path) -> None:
@@ -81,15 +81,15 @@ def test_an_offline_and_a_heartbeat_lost_device_are_not_ready(tmp_path: Path) ->
     )
     assert ev.files[0].formats == ["msnpureport_devices"]
     assert _states(ev) == [("heartbeat lost", 16, 5), ("boot failed", 27, None)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (down,) = [f for f in outcome.findings if f.severity != "info"]
     assert (down.rule_id, down.severity) == ("evidence-npu-device-down", "critical")
     lost, failed = (str(i) for i in down.items)
     assert lost.startswith("device-5 (phy-id 5, logic-id 5): its OS booted, then stopped")
     assert failed.startswith("device-offline-16 (phy-id 16, no logic id (-1)): offline")
-    assert "device num 16, probe num 17, online num 16, offline num 1" in _said(ev)[0]
-    assert "15 device(s) with their OS running" in _said(ev)[1]
+    assert "device num 16, probe num 17, online num 16, offline num 1" in heldout.said(ev)[0]
+    assert "15 device(s) with their OS running" in heldout.said(ev)[1]
 
 
 def test_the_offline_count_alone_says_devices_are_down(tmp_path: Path) -> None:
@@ -97,8 +97,8 @@ def test_the_offline_count_alone_says_devices_are_down(tmp_path: Path) -> None:
     ev = _write(tmp_path, _counts(8, 8, 6, 2))
     assert _states(ev) == [("offline", 6, None)]
     assert "2 device(s) offline" in ev.failures[0]["exception_type"]
-    assert _imported(ev)[0] == "NOT READY"
-    said = _said(ev)
+    assert heldout.imported(ev)[0] == "NOT READY"
+    said = heldout.said(ev)
     assert any("no row of the 8 device(s) probed in the copy" in m for m in said)
     # the online count takes in heartbeat-lost devices: without their rows that stays open
     assert "only its row says whether its OS runs" in said[0]
@@ -114,20 +114,21 @@ def test_an_unknown_state_is_a_warning_and_a_cut_status_is_not_judged(tmp_path: 
     )
     ev = _write(tmp_path, text)
     assert _states(ev) == [("unknown", 11, 0)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert [f.rule_id for f in outcome.findings if f.severity != "info"] == [
         "evidence-npu-device-state-unknown"
     ]
     assert any(
-        "device-2 (phy-id 2, logic-id 2)'s status is cut off ('os runn')" in m for m in _said(ev)
+        "device-2 (phy-id 2, logic-id 2)'s status is cut off ('os runn')" in m
+        for m in heldout.said(ev)
     )
 
 
 def test_no_device_probed_is_a_warning(tmp_path: Path) -> None:
     ev = _write(tmp_path, _counts(0, 0, 0, 0) + _HEAD)
     assert _states(ev) == [("none", 4, None)]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
 
 HELDOUT = DATA / "evidence_heldout_63"
 
@@ -22,28 +20,10 @@ TOPO_P2P = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-def _load_copy(tmp_path: Path, text: str, name: str) -> EvidenceFacts:
-    """Load one copy of an output written to tmp_path under name (the heldout sets' tests
-    share it, each with its own default name)."""
-    path = tmp_path / name
-    path.write_text(text)
-    return load_paths([path])
-
-
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _above_info(outcome: RulesOutcome) -> list[tuple[str, str]]:
-    return [(f.rule_id, f.severity) for f in outcome.findings if f.severity != "info"]
-
-
-def _items(outcome: RulesOutcome, rule_id: str) -> list[str]:
-    (finding,) = [f for f in outcome.findings if f.rule_id == rule_id]
-    return [str(item) for item in finding.items]
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- Xid 109 after Xid 13 on the same GPU -----------------------------------------------------
@@ -61,10 +41,10 @@ def test_an_xid_109_after_xid_13s_is_a_gpu_to_reset() -> None:
     # the Xid 13s (the catalog's RESTART_APP) stay the application's error, counted once
     app = by_kind[("gpu_driver_error", "13")]
     assert app["line"] == 8 and "(3 reports)" in app["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-gpu-driver-fault", "critical") in _above_info(outcome)
-    (item,) = _items(outcome, "evidence-gpu-driver-fault")
+    assert ("evidence-gpu-driver-fault", "critical") in heldout.above_info(outcome)
+    (item,) = heldout.items(outcome, "evidence-gpu-driver-fault")
     assert "Xid 109 on PCI:0000:cb:00" in item and "line 11" in item
     # (only the 109 is the fault: the 13s and nvidia-peermem's line are not said as one)
     assert "Xid 13" not in item and "peermem" not in item
@@ -85,7 +65,7 @@ def test_an_xid_109_reads_alike_in_other_drivers_and_copies(tmp_path: Path) -> N
         ev = _write(tmp_path, line + "\n", name="kern.log")
         (fault,) = ev.failures
         assert (fault["kind"], fault["code"]) == ("gpu_driver_fault", "109"), line
-        assert _imported(ev)[0] == "NOT READY"
+        assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_xid_13_alone_stays_the_applications_warning(tmp_path: Path) -> None:
@@ -98,7 +78,7 @@ def test_xid_13_alone_stays_the_applications_warning(tmp_path: Path) -> None:
     )
     (error,) = ev.failures
     assert (error["kind"], error["code"]) == ("gpu_driver_error", "13")
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 # --- topo -p2p after topo -m ------------------------------------------------------------------
@@ -115,10 +95,10 @@ def test_a_p2p_matrix_after_topo_m_says_the_pair_without_peer_access() -> None:
     # (the summary's "(topo -p2p rw)" is no nvidia-smi command: what was asked is not known)
     assert (p2p["line"], p2p["query"], p2p["devices"]) == (21, None, ["GPU0", "GPU1"])
     assert [tuple(p) for p in p2p["not_ok"]] == [("GPU0", "GPU1", "GNS")]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-p2p-unavailable", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-p2p-unavailable")
+    assert heldout.above_info(outcome) == [("evidence-gpu-p2p-unavailable", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-p2p-unavailable")
     assert item.startswith("GPU0-GPU1 GNS (") and item.endswith("line 21)")
     assert "P2P read" not in item and "P2P write" not in item
 
@@ -149,7 +129,7 @@ def test_four_gpus_without_legends_read_each_matrix_alone(tmp_path: Path) -> Non
     assert topo["kinds"] == ["NV12"] and topo["warnings"] == []
     (p2p,) = ev.p2p
     assert (p2p["query"], p2p["not_ok"]) == ("read", [])
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_pair_disabled_by_regkey_and_a_quoted_copy_are_said(tmp_path: Path) -> None:
@@ -157,13 +137,13 @@ def test_a_pair_disabled_by_regkey_and_a_quoted_copy_are_said(tmp_path: Path) ->
     ev = _write(tmp_path, FOUR_GPUS.format(cell="DR"))
     (p2p,) = ev.p2p
     assert [tuple(p) for p in p2p["not_ok"]] == [("GPU2", "GPU3", "DR")]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-gpu-p2p-unavailable")
+    (item,) = heldout.items(outcome, "evidence-gpu-p2p-unavailable")
     assert item.startswith("P2P read: GPU2-GPU3 DR (")
     # the set's file quoted as a forum reply quotes it
     quoted = "".join(f"> {line}\n" for line in (HELDOUT / TOPO_P2P).read_text().splitlines())
     ev = _write(tmp_path, quoted, name="quoted.txt")
     (p2p,) = ev.p2p
     assert [tuple(p) for p in p2p["not_ok"]] == [("GPU0", "GPU1", "GNS")]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"

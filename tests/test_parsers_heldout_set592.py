@@ -8,14 +8,14 @@ the copy ties it to the job: here ``nvidia-smi topo -m`` shows the down NIC as a
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths, load_text
 from advisor.parsers import rdma
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _items
 
 HELDOUT = DATA / "evidence_heldout_63"
 
@@ -30,8 +30,7 @@ SOFT_ROCE = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _above_info(outcome: RulesOutcome) -> set[tuple[str, str]]:
@@ -42,10 +41,10 @@ def test_two_down_ports_of_twelve_with_no_tie_to_the_job_stay_a_warning() -> Non
     # gpud's ibstat of an H100 node's 12 RoCE CAs: mlx5_11 Down/Polling, mlx5_5 Down/Disabled.
     # Nothing in the copy says a GPU or the job uses them (no topo -m, no NCCL_IB_HCA)
     ev = _load(IBSTAT_47)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert _above_info(outcome) == {("evidence-hca-port-not-active", "warning")}
-    items = _items(outcome, "evidence-hca-port-not-active")
+    items = heldout.items(outcome, "evidence-hca-port-not-active")
     assert [i.split(":", 1)[0] for i in items] == ["mlx5_11 port 1", "mlx5_5 port 1"]
     assert "Down (physical state Polling), Ethernet" in items[0]
     assert items[0].endswith("line 60)") and items[1].endswith("line 128)")
@@ -63,13 +62,13 @@ def test_a_gpus_own_nic_down_by_topo_m_is_a_lost_rail() -> None:
         ("mlx5_0", 67, ["GPU0"]),
         ("mlx5_2", 69, ["GPU1"]),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     above = _above_info(outcome)
     assert ("evidence-hca-gpu-rail-down", "critical") in above
     # (the same ports are not said twice as spares)
     assert ("evidence-hca-port-not-active", "warning") not in above
-    items = _items(outcome, "evidence-hca-gpu-rail-down")
+    items = heldout.items(outcome, "evidence-hca-gpu-rail-down")
     assert items[0].startswith(
         "mlx5_0 port 1: DOWN (physical state Disabled), netdev ens7f0np0; GPU0's own NIC ("
     )
@@ -123,20 +122,20 @@ def test_a_down_port_of_a_dual_port_nic_with_its_other_port_up_keeps_the_gpus_ra
 
 def test_one_e810_port_down_beside_an_active_one_stays_a_warning() -> None:
     ev = _load(IRDMA)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert _above_info(outcome) == {("evidence-hca-port-not-active", "warning")}
-    (item,) = _items(outcome, "evidence-hca-port-not-active")
+    (item,) = heldout.items(outcome, "evidence-hca-port-not-active")
     assert item.startswith("irdma0 port 1: DOWN (physical state Disabled), netdev enp23s0f0 (")
     assert item.endswith("line 2)")
 
 
 def test_two_onboard_ports_down_beside_four_active_stay_a_warning() -> None:
     ev = _load(LSMOD)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert _above_info(outcome) == {("evidence-hca-port-not-active", "warning")}
-    items = _items(outcome, "evidence-hca-port-not-active")
+    items = heldout.items(outcome, "evidence-hca-port-not-active")
     assert [i.split(":", 1)[0] for i in items] == ["mlx5_0 port 1", "mlx5_1 port 1"]
     assert "netdev eno2np0" in items[0] and items[0].endswith("line 11)")
     assert "netdev eno3np1" in items[1] and items[1].endswith("line 12)")
@@ -154,7 +153,7 @@ def test_soft_roce_send_bandwidth_of_3_mb_s_is_no_path_for_a_job() -> None:
     ]
     assert not any("device is unknown" in m.message for f in ev.files for m in f.messages)
     assert [p["perftest"]["under_floor"] for p in ev.hca_ports] == [True, True, False, False]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     # (set 712: its Send Latency runs, 928 us at 2 B, are also above ngc_multinode_perf's
     # 2.5 us pass value for a send test: a warning beside the critical)
@@ -162,14 +161,14 @@ def test_soft_roce_send_bandwidth_of_3_mb_s_is_no_path_for_a_job() -> None:
         ("evidence-rdma-perftest-under-floor", "critical"),
         ("evidence-rdma-perftest-latency-high", "warning"),
     }
-    items = _items(outcome, "evidence-rdma-perftest-under-floor")
+    items = heldout.items(outcome, "evidence-rdma-perftest-under-floor")
     assert len(items) == 2
     assert items[0].startswith(
         "rxe0 port 1 (Ethernet): Send BW to 10.0.0.2: 0.026 Gb/s average at 65536 B; rxe is "
         "Soft-RoCE"
     )
     assert items[0].endswith("line 13)") and items[1].endswith("line 39)")
-    info = _items(outcome, "evidence-rdma-perftest")
+    info = heldout.items(outcome, "evidence-rdma-perftest")
     assert any(
         i.startswith("rxe0 port 1 (Ethernet): Send Latency to 10.0.0.2: 928.05 us") for i in info
     )
@@ -201,8 +200,8 @@ def test_the_floor_judges_large_messages_only_and_a_real_nic_passes(tmp_path: Pa
     # 1 MiB at 100 MiB/s (0.84 Gb/s) on a hardware device: under the floor, no Soft-RoCE remark
     ev = _perftest_copy(tmp_path, 1048576, "100.00")
     assert ev.hca_ports[0]["perftest"]["under_floor"] is True
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-rdma-perftest-under-floor")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-under-floor")
     assert "Soft-RoCE" not in item and item.startswith("mlx5_0 port 1 (Ethernet): RDMA_Write BW")
     assert rdma.PERFTEST_FLOOR_BYTES == 65536
 

@@ -13,12 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import ParseError, logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_63"
 
@@ -38,11 +36,10 @@ _OPTIONS = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _mismatch_line(own: str, other: str) -> str:
@@ -54,7 +51,7 @@ def _mismatch_line(own: str, other: str) -> str:
 
 
 def _severities(ev: EvidenceFacts) -> dict[str, str]:
-    return {rule: f.severity for rule, f in _found(ev).items() if f.severity != "info"}
+    return {rule: f.severity for rule, f in heldout.found(ev).items() if f.severity != "info"}
 
 
 def test_a_shape_mismatch_cut_at_its_tail_names_both_ranks_and_the_shapes() -> None:
@@ -69,7 +66,7 @@ def test_a_shape_mismatch_cut_at_its_tail_names_both_ranks_and_the_shapes() -> N
     )
     assert (mismatch["op"], mismatch["seq"]) == ("all_gather", 0)
     assert _severities(ev) == {"evidence-collective-fingerprint-mismatch": "critical"}
-    (item,) = _found(ev)["evidence-collective-fingerprint-mismatch"].items
+    (item,) = heldout.found(ev)["evidence-collective-fingerprint-mismatch"].items
     assert item.startswith(
         "rank 1 ran _ALLGATHER_BASE (sequence number 0, tensor shape [359, 1, 1435, 16], BFloat16)"
         " while rank 2 ran _ALLGATHER_BASE (sequence number 0, tensor shape [359, 1, 1436, 16], "
@@ -77,7 +74,7 @@ def test_a_shape_mismatch_cut_at_its_tail_names_both_ranks_and_the_shapes() -> N
     )
     # (same sequence number, op and dtype: only the shape is said to differ)
     assert "sequence number 0 vs" not in item and "dtype" not in item
-    assert not any("no form the advisor reads" in m for m in _said(ev))
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_a_rank_tagged_mismatch_reads_the_same() -> None:
@@ -90,7 +87,7 @@ def test_a_rank_tagged_mismatch_reads_the_same() -> None:
         "all_reduce",
     )
     assert _severities(ev) == {"evidence-collective-fingerprint-mismatch": "critical"}
-    (item,) = _found(ev)["evidence-collective-fingerprint-mismatch"].items
+    (item,) = heldout.found(ev)["evidence-collective-fingerprint-mismatch"].items
     assert "they differ in tensor shape [195812480] vs [51123456] (" in item
 
 
@@ -105,7 +102,7 @@ def test_the_elastic_root_cause_is_the_exception_its_traceback_ends_in() -> None
         340055,
         1,
     )
-    (root,) = _found(ev)["evidence-elastic-root-cause"].items
+    (root,) = heldout.found(ev)["evidence-elastic-root-cause"].items
     assert (
         "exited with 1: the exception its traceback ends in (line 23): RuntimeError: Detected "
         "mismatch between collectives on ranks. Rank 1 is running collective:" in root
@@ -118,7 +115,7 @@ def test_the_elastic_root_cause_is_the_exception_its_traceback_ends_in() -> None
         2,
         1,
     )
-    (item,) = _found(ev)["evidence-collective-fingerprint-mismatch"].items
+    (item,) = heldout.found(ev)["evidence-collective-fingerprint-mismatch"].items
     assert item.startswith(
         "rank 1 ran BARRIER (sequence number 1) while rank 2 ran BARRIER (sequence number 0): "
         "they differ in sequence number 1 vs 0 ("
@@ -235,7 +232,7 @@ def test_ddp_initialized_record_is_a_healthy_start() -> None:
         "log: DistributedDataParallel constructed on rank(s) 1 (c10d's logger: world size 2, "
         "backend nccl, module Linear, device_ids 1, bucket_cap_mb 25, find_unused_parameters 0); "
         "no error"
-    ) in _said(ev)
+    ) in heldout.said(ev)
 
 
 def test_newer_torchs_ddp_record_a_field_a_line(tmp_path: Path) -> None:
@@ -253,7 +250,7 @@ def test_newer_torchs_ddp_record_a_field_a_line(tmp_path: Path) -> None:
         + fields,
     )
     assert not ev.failures
-    (note,) = [m for m in _said(ev) if "DistributedDataParallel" in m]
+    (note,) = [m for m in heldout.said(ev) if "DistributedDataParallel" in m]
     assert "rank(s) 2, 3 " in note
     assert "world size 4, backend nccl" in note and "bucket_cap_bytes 26214400" in note
 
@@ -268,7 +265,7 @@ def test_ddp_record_beside_an_error_is_not_called_healthy(tmp_path: Path) -> Non
         "RuntimeError: CUDA error: an illegal memory access was encountered\n",
     )
     assert ev.failures
-    assert not any("DistributedDataParallel constructed" in m for m in _said(ev))
+    assert not any("DistributedDataParallel constructed" in m for m in heldout.said(ev))
 
 
 def test_a_long_mismatch_line_reads_in_linear_time() -> None:

@@ -10,11 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_63"
 MISMATCH = "nccl2.4.8_init1247_warn_mismatched_collective_rank39_backticked.log"
@@ -27,16 +25,15 @@ SIGNAL = (
 AGENT = "torchrun2025_c10d_rdzv_agent_worker_failed_exitcode1_restart_then_traceback_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _bad(ev: EvidenceFacts) -> tuple[str, dict[str, list[str]]]:
     """The verdict, and the items of each finding above info."""
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     return level, {
         f.rule_id: [str(i) for i in f.items] for f in outcome.findings if f.severity != "info"
     }
@@ -48,7 +45,10 @@ def _bad(ev: EvidenceFacts) -> tuple[str, dict[str, list[str]]]:
 def test_nccls_mismatched_collective_warn_in_backticks_is_read() -> None:
     ev = _load(MISMATCH)
     assert ev.files[0].formats == ["log"]
-    assert "the backticks of one inline-code span around the whole output taken off" in _said(ev)
+    assert (
+        "the backticks of one inline-code span around the whole output taken off"
+        in heldout.said(ev)
+    )
     (warn,) = ev.failures
     assert (warn["kind"], warn["line"]) == ("nccl_warning", 1)
     level, bad = _bad(ev)
@@ -92,7 +92,7 @@ def test_a_documents_own_code_span_on_a_line_is_no_output(tmp_path: Path) -> Non
 
 def test_a_watchdog_record_wrapped_at_100_columns_names_its_rank() -> None:
     ev = _load(WRAPPED)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert "4 stack frame number(s) escaped for Markdown ('\\#') read as '#'" in said
     assert any("a terminal wrapped at 102 columns joined" in m for m in said)
     (timeout,) = [f for f in ev.failures if f["kind"] == "watchdog_timeout"]

@@ -10,25 +10,22 @@ import time
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_63"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:
-    return {f.severity for f in _found(ev).values()} - {"info"}
+    return {f.severity for f in heldout.found(ev).values()} - {"info"}
 
 
 # Horovod 0.16's operations.cc CheckForStalledTensors: the preamble, then "Stalled ops:" and one
@@ -48,7 +45,7 @@ def test_the_older_stall_inspector_names_rank_1_missing_from_the_initial_broadca
     (stall,) = ev.failures
     assert (stall["kind"], stall["line"], stall["missing_ranks"]) == ("horovod_stall", 1, [1])
     assert _severities(ev) == {"warning"}
-    (item,) = _found(ev)["evidence-horovod-stall"].items
+    (item,) = heldout.found(ev)["evidence-horovod-stall"].items
     assert "waited more than 60 s" in item
     # (7 broadcasts: the first on the "Stalled ops:" line, the one under the cut glog head too)
     assert "rank 1 had not submitted HorovodBroadcast_dense_1_bias_0 and 6 more (broadcast)" in item
@@ -65,7 +62,7 @@ def test_the_older_stall_inspector_names_rank_0_behind_on_an_allreduce() -> None
     (stall,) = ev.failures
     assert (stall["kind"], stall["missing_ranks"]) == ("horovod_stall", [0])
     assert _severities(ev) == {"warning"}
-    (item,) = _found(ev)["evidence-horovod-stall"].items
+    (item,) = heldout.found(ev)["evidence-horovod-stall"].items
     assert (
         "rank 0 had not submitted Loss_Optimization/all_reduce/"
         "HorovodAllreduce_Loss_Optimization_mul_1_0 and 1 more (allreduce)"
@@ -87,7 +84,7 @@ def test_older_stall_lines_with_several_ranks_in_different_collectives_are_a_dea
     (stall,) = ev.failures
     assert (stall["kind"], stall["missing_ranks"]) == ("horovod_deadlock", [1, 2, 3])
     assert _severities(ev) == {"critical"}
-    (item,) = _found(ev)["evidence-horovod-deadlock"].items
+    (item,) = heldout.found(ev)["evidence-horovod-deadlock"].items
     assert "rank 2 had not submitted HorovodBroadcast_w_0 (broadcast)" in item
     assert (
         "rank 1 had not submitted DistributedOptimizer_Allreduce/HorovodAllreduce_grad_0 "
@@ -113,7 +110,7 @@ def test_a_copy_cut_below_the_stall_warning_still_names_the_missing_rank(tmp_pat
     assert ev.files[0].formats == ["log"]
     (stall,) = ev.failures
     assert (stall["kind"], stall["line"], stall["missing_ranks"]) == ("horovod_stall", 1, [1])
-    (item,) = _found(ev)["evidence-horovod-stall"].items
+    (item,) = heldout.found(ev)["evidence-horovod-stall"].items
     assert "waited past its check time for the rest (the copy starts below its warning)" in item
     assert "60 s" not in item  # (the check time is in the warning's line, not in the copy)
     assert "rank 1 had not submitted HorovodBroadcast_dense_1_kernel_0 and 1 more" in item
@@ -137,12 +134,12 @@ def test_jaxs_info_probe_for_a_tpu_backend_is_no_missing_library() -> None:
         ("nccl_call_failure", 5, "ncclGetUniqueId"),
         ("nccl_call_failure", 7, "ncclGetUniqueId"),
     ]
-    assert "evidence-library-missing" not in _found(ev)
+    assert "evidence-library-missing" not in heldout.found(ev)
     assert _severities(ev) == {"critical"}
-    items = _found(ev)["evidence-nccl-call-failed"].items
+    items = heldout.found(ev)["evidence-nccl-call-failed"].items
     assert len(items) == 2
     assert all("Unable to load NCCL library" in str(item) for item in items)
-    assert not any("libtpu" in m for m in _said(ev))
+    assert not any("libtpu" in m for m in heldout.said(ev))
 
 
 def test_jax_raising_on_a_backend_it_was_told_to_use_is_still_a_missing_library(
@@ -171,12 +168,12 @@ def test_nvidia_smis_critical_xid_on_a_named_gpu_is_the_first_failure() -> None:
         "nvidia-smi (NVML)",
     )
     assert _severities(ev) == {"critical"}
-    (item,) = _found(ev)["evidence-gpu-driver-fault"].items
+    (item,) = heldout.found(ev)["evidence-gpu-driver-fault"].items
     assert "GPU 00000000:04:00.0: nvidia-smi reported a critical Xid error on it" in item
     # (no Xid number is in the line: none is said, nor what it would mean)
     assert xid["code"] is None
     assert "fallen off" not in item
-    assert "evidence-python-exception" not in _found(ev)
+    assert "evidence-python-exception" not in heldout.found(ev)
 
 
 def test_the_critical_xid_line_under_a_pods_prefix_names_its_gpu_once(tmp_path: Path) -> None:
@@ -200,7 +197,7 @@ def test_a_healthy_megatron_bert_log_is_ready() -> None:
     assert ev.files[0].formats == ["log"]
     assert ev.failures == []
     assert _severities(ev) == set()
-    assert any("no line says an error" in m for m in _said(ev))
+    assert any("no line says an error" in m for m in heldout.said(ev))
 
 
 def test_megatron_lines_under_pdshs_host_prefix_are_its_log(tmp_path: Path) -> None:

@@ -8,11 +8,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -26,11 +23,10 @@ SOC_LINE = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- a kernel package built for another SoC ---------------------------------------------------
@@ -43,10 +39,10 @@ def test_a_kernel_package_built_for_another_soc_is_not_ready() -> None:
     assert failure["kind"] == "npu_kernel_soc_mismatch" and failure["line"] == 1
     assert failure["message"] == SOC_LINE
     assert "built for Ascend910B1, the device is Ascend310P3" in failure["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-kernel-soc-mismatch", "critical")]
-    (item,) = _items(outcome, "evidence-npu-kernel-soc-mismatch")
+    assert heldout.above_info(outcome) == [("evidence-npu-kernel-soc-mismatch", "critical")]
+    (item,) = heldout.items(outcome, "evidence-npu-kernel-soc-mismatch")
     assert SOC_LINE in item and "line 1" in item
     # (no rank, device number or CANN version is in the line: none is said)
     assert "Rank" not in item and "CANN 8" not in item
@@ -85,15 +81,15 @@ def test_verl_diagnose_without_npu_smi_is_a_warning_with_its_versions() -> None:
     (failure,) = ev.failures
     assert failure["kind"] == "npu_smi_unusable" and failure["line"] == 14
     assert failure["message"] == "can not use command: npu-smi info"
-    (note,) = [m for m in _said(ev) if m.startswith("prechecks: verl's diagnose")]
+    (note,) = [m for m in heldout.said(ev) if m.startswith("prechecks: verl's diagnose")]
     for said in ("verl 0.9.0", "torch 2.10.0+cpu", "CANN 9.0.1", "HDK 25.5.0", "(line 14)"):
         assert said in note
     # ("not found." packages are not said as versions; the Python and pip versions are not verl's)
     assert "sglang" not in note and "ray" not in note and "26.1.2" not in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-smi-unusable", "warning")]
-    (item,) = _items(outcome, "evidence-npu-smi-unusable")
+    assert heldout.above_info(outcome) == [("evidence-npu-smi-unusable", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-smi-unusable")
     assert "can not use command: npu-smi info" in item and "line 14" in item
     # nothing of a device is claimed: no NPU, health or HBM read from it
     assert not ev.npu_chips
@@ -111,6 +107,6 @@ def test_verl_diagnose_on_a_gpu_host_is_a_note_only(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text, name="diagnose.txt")
     assert ev.failures == []
-    (note,) = [m for m in _said(ev) if m.startswith("prechecks: verl's diagnose")]
+    (note,) = [m for m in heldout.said(ev) if m.startswith("prechecks: verl's diagnose")]
     assert "verl 0.10.0.dev" in note and "vllm 0.12.0" in note and "npu-smi" not in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"

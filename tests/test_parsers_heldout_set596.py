@@ -10,10 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -27,11 +25,10 @@ CORE_FRAMES = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- the Trainer's record with a NaN gradient norm ---------------------------------------------
@@ -46,10 +43,10 @@ def test_a_trainer_record_with_a_nan_grad_norm_is_a_diverged_job() -> None:
     # the step is the bar's above the record, the epoch the record's own
     assert "step 60 of 13080" in said and "epoch 0.02" in said
     assert "gradient norm is nan" in said and "the loss is 0.0" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-loss-diverged", "warning")]
-    (item,) = _items(outcome, "evidence-loss-diverged")
+    assert heldout.above_info(outcome) == [("evidence-loss-diverged", "warning")]
+    (item,) = heldout.items(outcome, "evidence-loss-diverged")
     assert "line 6" in item
     # (no device, rank or communication is named: the copy names none)
     assert diverged.get("rank") is None and diverged.get("device") is None
@@ -64,7 +61,7 @@ def test_newer_trainers_quoted_values_and_a_finite_record_after(tmp_path: Path) 
     ev = _write(tmp_path, BAR.format(step=60) + quoted + BAR.format(step=61))
     (diverged,) = ev.failures
     assert diverged["kind"] == "loss_diverged" and "step 60 of 13080" in diverged["exception_type"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
     # a NaN record the run went on past (a finite one after it) is no divergence
     finite = "{'loss': 1.2, 'grad_norm': 0.87, 'learning_rate': 4.6e-06, 'epoch': 0.03}\n"
     nan = "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.5e-06, 'epoch': 0.02}\n"
@@ -85,10 +82,10 @@ def test_a_runtime_reason_in_a_workers_traceback_is_a_failed_call() -> None:
     assert (failed["code"], failed["code_name"]) == ("107027", "ACL_ERROR_RT_STREAM_CAPTURED")
     assert failed["exception_type"] == "rtStreamSynchronizeWithTimeout failed: stream is captured"
     assert failed.get("device") is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-runtime-error", "critical")]
-    (item,) = _items(outcome, "evidence-npu-runtime-error")
+    assert heldout.above_info(outcome) == [("evidence-npu-runtime-error", "critical")]
+    (item,) = heldout.items(outcome, "evidence-npu-runtime-error")
     assert item.startswith("Rank 1 ") and "line 9" in item
     assert "evidence-log-error" not in {f.rule_id for f in outcome.findings}
 
@@ -119,7 +116,7 @@ def test_a_runtime_reason_reads_alike_for_another_rank_and_reason(tmp_path: Path
     # (a reason several codes share says none: no code invented)
     assert failed.get("code") is None
     assert failed["exception_type"] == "rtMemcpyAsync failed: driver error:invalid handle"
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 # --- a vLLM engine core's traceback frames, the line above them cut ----------------------------
@@ -137,9 +134,9 @@ def test_engine_core_frames_at_error_from_core_py_are_its_failure() -> None:
     )
     assert "fails to start or meets a fatal error" in core["exception_type"]
     assert "its exception is not in the copy" in core["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-launcher-exit", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-launcher-exit", "critical")]
 
 
 CORE = "(EngineCore pid=118) ERROR 03-01 10:00:0{n} [core.py:590] {text}\n"
@@ -158,7 +155,7 @@ def test_engine_core_frames_with_their_exception_and_a_survived_utility_call(
     (core,) = ev.failures
     assert core["kind"] == "launcher_exit" and core["worker"] == "EngineCore"
     assert "it ends in RuntimeError: CUDA error: invalid device ordinal" in core["exception_type"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
     # a failed utility call's traceback (its handler's frame named), which the engine survives
     utility = [
         'File "/vllm/v1/engine/core.py", line 800, in _handle_client_request',

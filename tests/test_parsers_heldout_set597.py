@@ -12,10 +12,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -30,11 +28,10 @@ IB_OFF = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- busGrind's host/device bandwidth matrix ------------------------------------------------
@@ -57,10 +54,10 @@ def test_busgrind_gpus_far_under_their_peers_bidirectional_copies_are_a_warning(
     ]
     assert {p["line"] for p in run["host_copy_below_peers"]} == {10}
     assert any("no row" in m.message and m.line == 18 for m in ev.files[0].messages)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-host-copy-below-peers", "warning")]
-    (item,) = _items(outcome, "evidence-host-copy-below-peers")
+    assert heldout.above_info(outcome) == [("evidence-host-copy-below-peers", "warning")]
+    (item,) = heldout.items(outcome, "evidence-host-copy-below-peers")
     assert "GPU 6 BiDir 7.25 GB/s (median 95.23)" in item and "line 10" in item
     assert "GPU 4" not in item and "D2H" not in item and "H2D" not in item
 
@@ -105,8 +102,8 @@ def test_fabric_manager_running_without_the_state_dot_is_healthy() -> None:
     assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"
     assert ev.failures == []
     assert any(m.line == 3 and "active (running)" in m.message for m in ev.files[0].messages)
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_fabric_manager_unit_inactive_or_failed_is_a_failure(tmp_path: Path) -> None:
@@ -119,9 +116,9 @@ def test_fabric_manager_unit_inactive_or_failed_is_a_failure(tmp_path: Path) -> 
         (fm,) = ev.failures
         assert (fm["kind"], fm["line"]) == ("fabric_manager_failed", 3)
         assert fm["exception_type"] == f"the Fabric Manager service is {said}"
-        level, outcome = _imported(ev)
+        level, outcome = heldout.imported(ev)
         assert level == "NOT READY"
-        assert ("evidence-fabric-manager-failed", "critical") in _above_info(outcome)
+        assert ("evidence-fabric-manager-failed", "critical") in heldout.above_info(outcome)
     # the state dot kept ("● ..."), as systemctl prints it on a terminal: read alike
     dotted = _write(tmp_path, "● " + text.replace("active (running)", "inactive (dead)"))
     assert [f["kind"] for f in dotted.failures] == ["fabric_manager_failed"]
@@ -138,14 +135,14 @@ def test_every_gpu_pair_sys_within_a_numa_node_is_a_warning() -> None:
         "NUMA node 0": ["GPU0", "GPU1", "GPU2", "GPU3"],
         "NUMA node 1": ["GPU4", "GPU5", "GPU6", "GPU7"],
     }
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     # (and no GPU has a NIC within NCCL's default GPU Direct RDMA distance, PXB)
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("evidence-gpu-topology-all-sys", "warning"),
         ("evidence-gpu-topology-no-gdr-nic", "warning"),
     ]
-    (item,) = _items(outcome, "evidence-gpu-topology-all-sys")
+    (item,) = heldout.items(outcome, "evidence-gpu-topology-all-sys")
     assert "GPU0, GPU1, GPU2, GPU3 (NUMA node 0); GPU4, GPU5, GPU6, GPU7 (NUMA node 1)" in item
     # the nearest-NIC note stays what it was: GPU6 PHB, the others SYS
     assert any("GPU6: NIC0, NIC1 (PHB)" in m.message for m in ev.files[0].messages)
@@ -163,7 +160,7 @@ def test_sys_pairs_across_sockets_only_stay_a_note(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (topo,) = ev.topologies
     assert topo["sys_pairs"] and topo["sys_within_numa"] == {}
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY" and "evidence-gpu-topology-sys" in {f.rule_id for f in outcome.findings}
     # one GPU a socket, the pair SYS: no pair of one node, so no warning either
     two = "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tSYS\t0-7\t0\nGPU1\tSYS\t X \t8-15\t1\n"
@@ -182,10 +179,10 @@ def test_a_libibverbs_warn_with_ib_disabled_is_no_fallback() -> None:
         (11, "v100-gpu-5 pid 9210"),
     ]
     assert all("TCP sockets were the path meant" in m.message for m in notes)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # (the copy ends after its first row: that warning is true of it, and the only one)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-benchmark-cut-short", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-benchmark-cut-short", "warning")]
 
 
 def test_the_ib_setting_decides_each_host_it_holds_for(tmp_path: Path) -> None:

@@ -12,12 +12,13 @@ the copy is cut in is no device."""
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, load_paths, load_text
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts, load_text
 from advisor.parsers import ethtool, rdma
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _items
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -28,8 +29,7 @@ MLXCONFIG_SET = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _above_info(outcome: RulesOutcome) -> set[tuple[str, str]]:
@@ -49,10 +49,10 @@ def test_ibdiagnet_1_5_7_summary_with_one_warning_is_a_warning() -> None:
         "ibdiagnet 1.5.7: 2 nodes (0 switches, 2 CAs) discovered; stage summary: 8 stage(s), "
         "0 error(s), 1 warning(s)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert _above_info(outcome) == {("evidence-ibdiagnet-warnings", "warning")}
-    (item,) = _items(outcome, "evidence-ibdiagnet-warnings")
+    (item,) = heldout.items(outcome, "evidence-ibdiagnet-warnings")
     # the stage's own -W- line (46), not the topology-file notice of line 2
     assert item.startswith(
         "IPoIB Subnets Check: 0 error(s), 1 warning(s): -W- Suboptimal rate for group. Lowest "
@@ -92,15 +92,15 @@ def test_ibdiagnet2_summary_reads_its_columns_in_their_order() -> None:
     ]
     assert [m[0] for m in report.stages[1].messages] == [7, 8]
     ev = load_text(IBDIAGNET2, "ibdiagnet2.out")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     assert _above_info(outcome) == {
         ("evidence-ibdiagnet-errors", "critical"),
         ("evidence-ibdiagnet-warnings", "warning"),
     }
-    (error,) = _items(outcome, "evidence-ibdiagnet-errors")
+    (error,) = heldout.items(outcome, "evidence-ibdiagnet-errors")
     assert error.startswith("Links Check: 1 error(s), 0 warning(s): -E- Links Check finished")
-    assert [i.split(":", 1)[0] for i in _items(outcome, "evidence-ibdiagnet-warnings")] == [
+    assert [i.split(":", 1)[0] for i in heldout.items(outcome, "evidence-ibdiagnet-warnings")] == [
         "Discovery",
         "Port Counters",
     ]
@@ -111,7 +111,7 @@ def test_ibdiagnet_cut_before_its_summary_is_not_judged() -> None:
     ev = load_text(head.replace("-I- Stages", ""), "ibdiagnet_cut.txt")
     assert ev.files[0].formats == ["ibdiagnet"] and not ev.failures
     assert "the stage summary is not in the copy" in _notes(ev)[0][1]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -128,7 +128,7 @@ def test_ethtool_m_grepped_to_its_power_lines_within_thresholds_is_healthy() -> 
     (module,) = ethtool.parse_module((HELDOUT / ETHTOOL_DBM).read_text())
     assert module.thresholds_mw["rx low warning"] == 0.0363
     assert module.thresholds_mw["tx high alarm"] == 1.7783
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -142,19 +142,19 @@ def test_ethtool_m_power_past_an_alarm_threshold_is_a_failure() -> None:
         "Rcvr signal avg optical power(Channel 1) : 0.0200 mW / -16.99 dBm",
     )
     ev = load_text(text, "ethtool_m.txt")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     assert _above_info(outcome) == {
         ("evidence-nic-optical-power-alarm", "critical"),
         ("evidence-nic-optical-power-warn", "warning"),
     }
-    (alarm,) = _items(outcome, "evidence-nic-optical-power-alarm")
+    (alarm,) = heldout.items(outcome, "evidence-nic-optical-power-alarm")
     assert alarm.startswith(
         "swp1: Rcvr signal avg optical power(Channel 1) 0.0200 mW / -16.99 dBm: under its low "
         "alarm threshold 0.0229 mW"
     )
     assert alarm.endswith("line 3)")
-    (warn,) = _items(outcome, "evidence-nic-optical-power-warn")
+    (warn,) = heldout.items(outcome, "evidence-nic-optical-power-warn")
     assert "over its high warning threshold 1.122 mW" in warn and warn.endswith("line 2)")
 
 
@@ -171,10 +171,10 @@ def test_mlxconfig_set_applied_and_pending_a_reboot_is_a_warning() -> None:
     # the third step is cut at its device type: no device with no settings is made of it
     assert "no device is read from it" in notes[2][1]
     assert not any("query" in m or "0 setting(s)" in m for _, m in notes)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert _above_info(outcome) == {("evidence-nic-config-pending-reboot", "warning")}
-    items = _items(outcome, "evidence-nic-config-pending-reboot")
+    items = heldout.items(outcome, "evidence-nic-config-pending-reboot")
     assert len(items) == 2
     assert items[0].startswith("a device named above the copy: IP_VER IPv4(0) → IPv4_IPv6(2)")
     assert items[0].endswith("line 5)")
@@ -194,5 +194,5 @@ def test_mlxconfig_set_answered_no_is_not_pending() -> None:
     ev = load_text(text, "mlxconfig_set.txt")
     assert not ev.failures
     assert _notes(ev)[0][1].endswith("not applied in the copy")
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"

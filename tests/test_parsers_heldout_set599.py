@@ -9,11 +9,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
-from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
@@ -31,16 +28,10 @@ DOWN = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _finding(outcome: RulesOutcome, rule_id: str) -> tuple[str, list[str]]:
-    (finding,) = [f for f in outcome.findings if f.rule_id == rule_id]
-    return finding.message, [str(item) for item in finding.items]
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- the old watchdog's notice, two processes -------------------------------------------------
@@ -50,10 +41,10 @@ def test_two_unnamed_notices_are_two_processes() -> None:
     ev = _load(OLD_FORM)
     failed = [f for f in ev.failures if f["kind"] == "watchdog_failure"]
     assert [(f["line"], f["rank"]) for f in failed] == [(1, None), (3, None)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-watchdog-failure", "critical")]
-    message, items = _finding(outcome, "evidence-watchdog-failure")
+    assert heldout.above_info(outcome) == [("evidence-watchdog-failure", "critical")]
+    message, items = heldout.finding(outcome, "evidence-watchdog-failure")
     assert message.startswith("2 rank(s) whose own watchdog found a collective failed")
     assert all(i.startswith("A rank the log does not name") for i in items)
     # (no op, work number or time-out is in the file: none is said)
@@ -86,32 +77,32 @@ def test_a_rendezvous_closed_after_workers_ran_is_no_job_that_never_formed() -> 
     assert closed["line"] == 4
     assert "after the job had formed" in closed["exception_type"]
     assert "pid 222141" in closed["exception_type"] and "line 10" in closed["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    found = dict(_above_info(outcome))
+    found = dict(heldout.above_info(outcome))
     assert found["evidence-rendezvous-closed"] == "critical"
     assert "evidence-rendezvous-failure" not in found
-    message, _ = _finding(outcome, "evidence-rendezvous-closed")
+    message, _ = heldout.finding(outcome, "evidence-rendezvous-closed")
     assert "no worker started" not in message and "never agreed" not in message
 
 
 def test_srun_tasks_and_death_signals_of_agents_are_no_ranks() -> None:
-    _, outcome = _imported(_load(CLOSED))
-    message, items = _finding(outcome, "evidence-launcher-exit")
+    _, outcome = heldout.imported(_load(CLOSED))
+    message, items = heldout.finding(outcome, "evidence-launcher-exit")
     assert "rank(s) exited non-zero" not in message
     assert message.startswith("4 end(s) of torchrun's agents (a node's launcher each, not ranks)")
     assert "task/rank" not in " ".join(items)
     assert items[0].startswith("srun (task 1, the torchrun agent of its node, not a rank)")
     assert "cdr2596 exited with 1" in items[0]
     # the Slurm step's cancellation stays its own finding
-    assert "evidence-job-cancelled" in dict(_above_info(outcome))
+    assert "evidence-job-cancelled" in dict(heldout.above_info(outcome))
 
 
 def test_srun_tasks_without_torchrun_stay_ranks(tmp_path: Path) -> None:
     ev = _write(tmp_path, "srun: error: cdr2596: task 1: Exited with exit code 1\n")
     (exit_,) = [f for f in ev.failures if f["kind"] == "launcher_exit"]
     assert exit_["rank"] == 1 and exit_["worker"] is None
-    message, _ = _finding(_imported(ev)[1], "evidence-launcher-exit")
+    message, _ = heldout.finding(heldout.imported(ev)[1], "evidence-launcher-exit")
     assert message.startswith("1 rank(s) exited non-zero")
 
 

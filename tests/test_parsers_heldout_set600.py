@@ -10,24 +10,21 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_64"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:
-    return {f.severity for f in _found(ev).values()} - {"info"}
+    return {f.severity for f in heldout.found(ev).values()} - {"info"}
 
 
 _ILLEGAL = "an illegal memory access was encountered"
@@ -41,10 +38,10 @@ def test_vllm_v1_engine_cores_logged_traceback_ends_in_an_illegal_memory_access(
     assert (cuda["kind"], cuda["line"], cuda["exception_type"]) == ("cuda_error", 3, _ILLEGAL)
     assert cuda["message"] == f"RuntimeError: CUDA error: {_ILLEGAL}"
     assert _severities(ev) == {"critical"}
-    assert "evidence-log-error" not in _found(ev)
-    (item,) = _found(ev)["evidence-cuda-error"].items
+    assert "evidence-log-error" not in heldout.found(ev)
+    (item,) = heldout.found(ev)["evidence-cuda-error"].items
     assert item.startswith(f"'{_ILLEGAL}' (")  # (no rank, device or host in the copy)
-    assert not any("no form the advisor reads" in m for m in _said(ev))
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_vllm_0_5_workers_each_named_by_pid_with_their_own_line() -> None:
@@ -61,7 +58,7 @@ def test_vllm_0_5_workers_each_named_by_pid_with_their_own_line() -> None:
     )
     assert first["rank"] is None and second["rank"] is None  # (0.5's prefix names no rank)
     assert _severities(ev) == {"critical"}
-    items = _found(ev)["evidence-cuda-error"].items
+    items = heldout.found(ev)["evidence-cuda-error"].items
     assert [i.split(":", 1)[0] for i in items] == [
         "VllmWorkerProcess pid 134370",
         "VllmWorkerProcess pid 134372",
@@ -94,7 +91,7 @@ def test_the_rank_14_store_failure_names_its_pdsh_node() -> None:
     (failure,) = ev.failures
     assert (failure["kind"], failure["line"], failure["rank"]) == ("unique_id_failure", 3, 14)
     assert (failure["host"], failure["remote_rank"]) == ("gpu004", 0)
-    (item,) = _found(ev)["evidence-unique-id-exchange-failed"].items
+    (item,) = heldout.found(ev)["evidence-unique-id-exchange-failed"].items
     assert item.startswith("Rank 14 on gpu004 from rank 0: store->get got error: Connection reset")
 
 
@@ -127,10 +124,10 @@ def test_a_rich_traceback_box_cut_before_its_exception_is_a_failure_in_the_barri
         "accelerate/utils/other.py:81 in wait_for_everyone, raised at: torch.distributed.barrier())"
     )
     assert _severities(ev) == {"critical"}
-    (item,) = _found(ev)["evidence-python-exception"].items
+    (item,) = heldout.found(ev)["evidence-python-exception"].items
     assert "(on 104.171.201.171)" in item
     # (the box's own "│" at each line's end: no terminal pane's border)
-    assert not any("pane" in m for m in _said(ev))
+    assert not any("pane" in m for m in heldout.said(ev))
 
 
 _RICH_BOX = (

@@ -11,13 +11,10 @@ import time
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import logs, npu_smi, numbered_lines
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_65"
 
@@ -32,11 +29,10 @@ DEVNUM = (
 DUO = "npu_smi_info_25_5_0_310p3_duo_prompt_hugepages_full_mem_37623_of_44278_xwcli36_cut.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _above_info(outcome: RulesOutcome) -> list[str]:
@@ -71,12 +67,12 @@ def test_a_deb_whose_cann_installer_found_no_python_is_a_failed_install() -> Non
         "post-installation script subprocess returned error exit status 1 (line 2)"
     )
     assert (fail["rank"], fail["host"], fail["device"]) == (None, None, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     assert _above_info(outcome) == ["evidence-install-failed"]
     (item,) = _items(outcome, "evidence-install-failed")
     assert item.endswith(f"({HELDOUT / DEB}, line 1)")
-    assert not any("no form the advisor reads" in m for m in _said(ev))
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_the_installers_run_package_lines_and_dpkg_alone_read_the_same(tmp_path: Path) -> None:
@@ -150,7 +146,7 @@ def test_the_runtimes_failed_device_count_is_cited_first_with_no_rank() -> None:
         "could be used by this process"
     )
     assert all(f["rank"] is None and f["host"] is None for f in ev.failures)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     fired = _above_info(outcome)
     assert "evidence-npu-devices-unavailable" in fired
@@ -196,7 +192,7 @@ def test_a_310p_whose_memory_and_huge_pages_a_service_holds_is_a_warning() -> No
     assert (first["hugepages_used"], first["hugepages_total"]) == (18047, 18047)
     assert (second["hugepages_used"], second["hugepages_total"]) == (18135, 18135)
     assert second["memory_used_mb"] is None  # (its second row is where the copy ends)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert _above_info(outcome) == ["evidence-npu-hbm-held"]
     assert _items(outcome, "evidence-npu-hbm-held") == [
@@ -230,7 +226,7 @@ def test_idle_310p_chips_and_a_910s_control_memory_are_no_finding(tmp_path: Path
         3.5,
         0,
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert (level, _above_info(outcome)) == ("READY", [])
     # a 910's Memory-Usage is its control CPU's memory beside the HBM: not the device memory
     smi = (

@@ -10,28 +10,25 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_65"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:
-    return {f.severity for f in _found(ev).values()} - {"info"}
+    return {f.severity for f in heldout.found(ev).values()} - {"info"}
 
 
 def _unknown_form(ev: EvidenceFacts) -> bool:
-    return any("no form the advisor reads" in m for m in _said(ev))
+    return any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 # --- MindIE Server ----------------------------------------------------------------------------
@@ -52,7 +49,7 @@ def test_mindie_server_that_failed_to_listen_did_not_start() -> None:
         "Failed to start http wrapper"
     )
     assert _severities(ev) == {"critical"}
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-log-error" not in found
     (item,) = found["evidence-service-start-failed"].items
     # (round TTTT set 704: "[ubuntu]" in the operation log's line is the node, uname()'s name,
@@ -146,7 +143,7 @@ def test_mindyolo_loss_that_ran_away_under_applied_overflows_is_a_warning() -> N
         "overflowed gradients updated the weights"
     )
     assert _severities(ev) == {"warning"}
-    finding = _found(ev)["evidence-loss-diverged"]
+    finding = heldout.found(ev)["evidence-loss-diverged"]
     assert "ran away" in finding.message and "not a number" not in finding.message
     assert not _unknown_form(ev)
 
@@ -172,7 +169,7 @@ def test_mindyolo_loss_that_stays_or_falls_is_no_divergence(tmp_path: Path) -> N
         + _yolo_step(300, "8.4000"),
     )
     assert not ev.failures
-    assert any("a training loop's loss lines: 3 step(s)" in m for m in _said(ev))
+    assert any("a training loop's loss lines: 3 step(s)" in m for m in heldout.said(ev))
     # a spike the loss came back from: no run-away either
     ev = _write(
         tmp_path,
@@ -208,7 +205,7 @@ def test_npu_oom_of_a_request_the_server_aborted_is_no_stopped_process() -> None
         "(video_sync-a37f806df023bc2b-aa2c6e0d, line 3) and went on"
     )
     assert _severities(ev) == {"critical"}
-    finding = _found(ev)["evidence-device-out-of-memory"]
+    finding = heldout.found(ev)["evidence-device-out-of-memory"]
     assert "the process stopped" not in finding.message
     assert "the server aborted them and went on" in finding.message
 
@@ -224,7 +221,7 @@ def test_an_oom_with_no_abort_after_it_still_stopped_the_process(tmp_path: Path)
     ev = _write(tmp_path, _OOM)
     (oom,) = ev.failures
     assert "aborted" not in oom["exception_type"]
-    assert "the process stopped" in _found(ev)["evidence-device-out-of-memory"].message
+    assert "the process stopped" in heldout.found(ev)["evidence-device-out-of-memory"].message
     # vLLM 0.x's word of the abort, one request: the same reading
     ev = _write(
         tmp_path, _OOM + "INFO 08-20 05:33:36 async_llm_engine.py:176] Aborted request cmpl-8f2e.\n"

@@ -10,23 +10,21 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import p2p_bandwidth
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_65"
 DMON = "nvidia_smi_dmon_pucvmet_4gpu_quoted_gt_escaped_hash_deepspeech178.txt"
 P2P_4090 = "p2pBandwidthLatencyTest_2x_rtx4090_fedora_prompt_prefixed_cut_tinygrad44.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _bad(ev: EvidenceFacts) -> dict[str, Any]:
@@ -48,7 +46,7 @@ def test_nvidia_smi_dmon_quoted_with_its_hash_escaped_reads_four_healthy_gpus() 
     assert ev.files[0].formats == ["nvidia_smi_dmon"]
     assert not ev.failures and not ev.gpus  # (samples are said, no GPU record is made up)
     assert _bad(ev) == {}
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any("2 line(s) whose leading '#' was escaped for Markdown" in s for s in said)
     (gpu0,) = [s for s in said if "nvidia-smi dmon GPU 0:" in s]
     assert "1 sample(s): pwr 111 W, temp 83 C, sm 25 %" in gpu0
@@ -76,7 +74,7 @@ def test_nvidia_smi_dmon_with_dates_its_newer_columns_and_one_gpu_picked(tmp_pat
     # the violations and errors said with where they first show, a last row the copy cut
     ev = _write(tmp_path, _DMON_DT)
     assert ev.files[0].formats == ["nvidia_smi_dmon"]
-    said = _said(ev)
+    said = heldout.said(ev)
     (gpu,) = [s for s in said if "nvidia-smi dmon GPU 2:" in s]
     assert "2 sample(s): pwr 298-301 W, gtemp 86-87 C, mtemp 90-91 C" in gpu
     assert "Date" not in gpu and "Time" not in gpu
@@ -116,7 +114,7 @@ def test_two_rtx_4090_copying_at_a_quarter_of_their_gen4_links_is_a_warning() ->
     (item,) = bad["evidence-gpu-pair-copy-slow"].items
     assert item.startswith("0->1 6.6 GB/s, 1->0 6.6 GB/s, best with P2P on or off, under 7.88 GB/s")
     assert "(PCIe Gen 4 x4)" in item and "line 20)" in item
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any("Unidirectional P2P=Disabled Bandwidth: 2 GPU(s), between GPUs 6.34" in s for s in said)  # fmt: skip
 
 

@@ -9,11 +9,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_65"
 
@@ -23,11 +20,10 @@ IPERF = "iperf3_two_parallel_clients_interleaved_netns_ports_5201_5333_2_35gbps_
 MSTCONFIG = "mstconfig_q_grep_roce_connectx6dx_4b00_roce_control_roce_disable_after_reset.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- perftest's CPU clock warning ---------------------------------------------------------------
@@ -43,10 +39,10 @@ def test_perftests_cpu_clock_warning_is_a_warning_with_its_run() -> None:
         98.02,
     )
     assert (run["cpu_clock_line"], run["cpu_clock"]) == (25, "1500.000000 != 3300.016000 MHz")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-cpu-clock", "warning")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-cpu-clock")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-cpu-clock", "warning")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-cpu-clock")
     assert "mlx5_0 port 1: RDMA_Write Bidirectional BW" in item
     assert "(98.02 Gb/s average): 1500.000000 != 3300.016000 MHz" in item and "line 25" in item
 
@@ -86,10 +82,10 @@ def test_the_warning_on_a_latency_run_twice_or_under_a_prompt_and_none_without_i
         10,
         "2200.000000 != 1040.353000 MHz",
     )
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
     quiet = _write(tmp_path, "$ ib_write_lat -d mlx5_2 -F 10.0.0.2\n" + _LAT_HEAD + _LAT_ROW)
     assert quiet.hca_ports[0]["perftest"]["cpu_clock_line"] is None
-    assert _imported(quiet)[0] == "READY"
+    assert heldout.imported(quiet)[0] == "READY"
 
 
 # --- a field grep of ibv_devinfo -v -------------------------------------------------------------
@@ -114,10 +110,10 @@ def test_a_field_grep_of_ibv_devinfo_reads_both_ports_down_with_their_link_up() 
         ("mlx5_1", 1, "PORT_DOWN", "LINK_UP", 23, "41692", "32.47.1088"),
     ]
     assert [p["rate_gbps"] for p in ev.hca_ports] == [100.0, 100.0]  # (4X at 25.0 Gbps)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-hca-host-no-active-port", "critical")]
-    items = _items(outcome, "evidence-hca-host-no-active-port")
+    assert heldout.above_info(outcome) == [("evidence-hca-host-no-active-port", "critical")]
+    items = heldout.items(outcome, "evidence-hca-host-no-active-port")
     assert [i.split(" (/", 1)[0] for i in items] == [
         "mlx5_0 port 1: PORT_DOWN (physical state LINK_UP)",
         "mlx5_1 port 1: PORT_DOWN (physical state LINK_UP)",
@@ -142,7 +138,7 @@ def test_other_field_greps_with_spaces_and_an_active_port_read_alike(tmp_path: P
         ("mlx5_4", "PORT_ACTIVE", "28.39.1002"),
         ("mlx5_5", "PORT_INIT", "28.39.1002"),
     ]
-    assert _imported(ev)[0] != "READY"  # (a port linked up but not Active)
+    assert heldout.imported(ev)[0] != "READY"  # (a port linked up but not Active)
 
 
 # --- two iperf3 clients at once -----------------------------------------------------------------
@@ -150,7 +146,7 @@ def test_other_field_greps_with_spaces_and_an_active_port_read_alike(tmp_path: P
 
 def test_interleaved_iperf3_clients_are_not_paired_with_a_port() -> None:
     ev = _load(IPERF)
-    notes = [m for m in _said(ev) if m.startswith("iperf3: iperf3 client")]
+    notes = [m for m in heldout.said(ev) if m.startswith("iperf3: iperf3 client")]
     assert len(notes) == 2
     for note, retransmits in zip(notes, (4347, 5015), strict=True):
         assert note.startswith(
@@ -163,7 +159,7 @@ def test_interleaved_iperf3_clients_are_not_paired_with_a_port() -> None:
         assert "192.168.9.1:5333" not in note and "192.168.9.1:5201" not in note
         assert "client ?" not in note
     assert [m.line for f in ev.files for m in f.messages if m.message in notes] == [30, 37]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_interleaved_clients_whose_headings_come_first_and_a_run_alone(tmp_path: Path) -> None:
@@ -188,7 +184,9 @@ def test_interleaved_clients_whose_headings_come_first_and_a_run_alone(tmp_path:
         + summary.format(3)
         + summary.format(7)
     )
-    notes = [m for m in _said(_write(tmp_path, text)) if m.startswith("iperf3: iperf3 client")]
+    notes = [
+        m for m in heldout.said(_write(tmp_path, text)) if m.startswith("iperf3: iperf3 client")
+    ]
     assert [n.split(":", 2)[1] for n in notes] == [
         " iperf3 client 10.1.1.2 to 10.1.1.1 (one of the clients run at once, to ports 5201 and "
         "5202, their lines interleaved under one stream id"
@@ -203,7 +201,9 @@ def test_interleaved_clients_whose_headings_come_first_and_a_run_alone(tmp_path:
         + row.format("1.00", "2.00")
         + summary.format(3)
     )
-    (note,) = [m for m in _said(_write(tmp_path, alone)) if m.startswith("iperf3: iperf3 client")]
+    (note,) = [
+        m for m in heldout.said(_write(tmp_path, alone)) if m.startswith("iperf3: iperf3 client")
+    ]
     assert note.startswith("iperf3: iperf3 client 10.1.1.2 to 10.1.1.1:5201: 2 s;")
     assert "2 interval(s) of 940 Mbit/s" in note and "run at once" not in note
 
@@ -223,10 +223,10 @@ def test_a_grepd_mstconfig_query_with_roce_disabled_is_not_ready() -> None:
     assert failure["exception_type"] == (
         "4b:00.0 (its type not in the copy): ROCE_CONTROL ROCE_DISABLE(1)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nic-roce-disabled", "critical")]
-    (note,) = [m for m in _said(ev) if m.startswith("mlxconfig: mlxconfig query")]
+    assert heldout.above_info(outcome) == [("evidence-nic-roce-disabled", "critical")]
+    (note,) = [m for m in heldout.said(ev) if m.startswith("mlxconfig: mlxconfig query")]
     assert note.startswith(
         "mlxconfig: mlxconfig query: 4b:00.0 (its type not in the copy), 9 setting(s)"
     )
@@ -250,7 +250,7 @@ def test_roce_control_read_in_mlxconfigs_other_forms(tmp_path: Path) -> None:
         "        ROCE_CONTROL                                ROCE_ENABLE(2)\n",
     )
     assert on.files[0].formats == ["mlxconfig"] and not on.failures
-    assert _imported(on)[0] == "READY"
+    assert heldout.imported(on)[0] == "READY"
     # the whole query, its device block above: the device's type named
     whole = _write(
         tmp_path,

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
+from tests import heldout
 from tests.test_parsers_heldout_set602 import _load, _severities, _write
 
 # --- one host's NCCL on sockets, in a communicator of two nodes --------------------------------
@@ -31,8 +30,8 @@ def test_sockets_under_a_communicator_of_two_nodes_are_its_hop_between_hosts() -
         "0 8)"
     )
     assert _severities(ev) == {"warning"}
-    assert set(_found(ev)) >= {"evidence-nccl-socket-network"}
-    assert not any("crosses hosts" in m for m in _said(ev))
+    assert set(heldout.found(ev)) >= {"evidence-nccl-socket-network"}
+    assert not any("crosses hosts" in m for m in heldout.said(ev))
 
 
 def test_nccls_comm_shape_of_several_nodes_also_says_it(tmp_path: Path) -> None:
@@ -59,7 +58,7 @@ def test_sockets_of_a_one_node_communicator_stay_a_note(tmp_path: Path) -> None:
         f"{_GKE}comm 0x5581 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0\n",
     )
     assert not [f for f in ev.failures if f["kind"] == "nccl_socket_network"]
-    assert any("crosses hosts" in m for m in _said(ev))
+    assert any("crosses hosts" in m for m in heldout.said(ev))
 
 
 # --- aws-ofi-nccl's test: each rank's WARN, no process named ---------------------------------
@@ -73,7 +72,7 @@ def test_each_ranks_warn_of_the_plugins_test_is_counted() -> None:
     assert [(f["line"], f["message"]) for f in warned] == [(9, _AV), (10, _AV)]
     assert all(f["rank"] is None and f["host"] is None for f in warned)  # (the lines name none)
     assert _severities(ev) == {"critical"}
-    finding = _found(ev)["evidence-nccl-warning"]
+    finding = heldout.found(ev)["evidence-nccl-warning"]
     assert "NCCL printed 2 WARN line(s) in 2 process(es)" in finding.message
     assert [i.split(" (", 1)[0] for i in finding.items] == [f"a process: {_AV}"] * 2
 
@@ -91,14 +90,14 @@ def _ofi_test(ranks: int, warns: int) -> str:
 def test_a_warn_said_more_often_than_the_test_has_ranks_is_a_repeat(tmp_path: Path) -> None:
     ev = _write(tmp_path, _ofi_test(ranks=2, warns=3))
     assert [f["line"] for f in ev.failures if f["kind"] == "nccl_warning"] == [3, 4]
-    assert "in 2 process(es)" in _found(ev)["evidence-nccl-warning"].message
+    assert "in 2 process(es)" in heldout.found(ev)["evidence-nccl-warning"].message
 
 
 def test_with_no_rank_started_in_the_copy_a_repeated_warn_stays_one(tmp_path: Path) -> None:
     ev = _write(tmp_path, _ofi_test(ranks=0, warns=2))
     assert [f["line"] for f in ev.failures if f["kind"] == "nccl_warning"] == [1]
     assert "NCCL printed 1 WARN line(s) in 1 process(es)" in (
-        _found(ev)["evidence-nccl-warning"].message
+        heldout.found(ev)["evidence-nccl-warning"].message
     )
 
 
@@ -120,8 +119,8 @@ def test_the_agents_failed_line_in_richs_layout_is_the_root_cause() -> None:
     # (Rich's source column is not the program's words; the spaces as printed)
     assert failed["message"] == "ERROR    failed (exitcode: -9) local_rank: 5 (pid: 22) of"
     assert _severities(ev) == {"critical"}
-    assert "evidence-log-error" not in _found(ev)
-    assert not any("no form the advisor reads" in m for m in _said(ev))
+    assert "evidence-log-error" not in heldout.found(ev)
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_richs_layout_with_its_time_column_and_another_wrap(tmp_path: Path) -> None:
@@ -166,7 +165,7 @@ def test_srun_task_labels_of_tasks_that_carry_other_ranks_name_no_rank() -> None
     )
     assert first["rank"] is None  # ("1:" is srun's task; task 2's line carries [rank18])
     assert _severities(ev) == {"critical"}
-    (item,) = _found(ev)["evidence-nccl-warning"].items
+    (item,) = heldout.found(ev)["evidence-nccl-warning"].items
     assert item.startswith("compute-st-p4de24xlarge-2 pid 4827, device 4: Message truncated")
     assert "(rank " not in item
 

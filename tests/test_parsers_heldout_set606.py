@@ -9,10 +9,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_65"
 
@@ -24,11 +22,10 @@ TITAN = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- "Timeout at NCCL work" after the rank's own detected line --------------------------------
@@ -60,10 +57,10 @@ def test_a_ranks_own_timeout_at_line_after_its_detected_line_is_a_time_out() -> 
     )  # fmt: skip
     # (the line names no op, time-out or run time: none is said)
     assert (timeout["op"], timeout["timeout_ms"], timeout["ran_for_ms"]) == (None, None, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-watchdog-timeout", "critical")]
-    (item,) = _items(outcome, "evidence-watchdog-timeout")
+    assert heldout.above_info(outcome) == [("evidence-watchdog-timeout", "critical")]
+    (item,) = heldout.items(outcome, "evidence-watchdog-timeout")
     assert item.startswith(
         "Rank 16 in process group 2 (a subgroup): a collective the line does not name "
         "(SeqNum 9301) timed out (the record names no times); last enqueued work 9301, "
@@ -115,10 +112,10 @@ def test_torchtitans_allocation_retries_at_the_memory_limit_are_a_warning() -> N
         "alloc_retries", 3, "torchtitan",
     )  # fmt: skip
     assert retries["repeated_lines"] == [5, 6, 7, 8, 9]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-alloc-retries", "warning")]
-    (item,) = _items(outcome, "evidence-alloc-retries")
+    assert heldout.above_info(outcome) == [("evidence-alloc-retries", "warning")]
+    (item,) = heldout.items(outcome, "evidence-alloc-retries")
     assert item.startswith(
         "up to 2 CUDA allocation retries counted (the count since the start, 6 line(s)); the "
         "peak reserved memory its step lines give is 175.62 GiB, 98.46% of the device (line 11)"
@@ -149,7 +146,7 @@ def test_older_torchtitan_on_another_device_under_a_rank_prefix_reads_the_same(
         "up to 4 NPU allocation retries counted (the count since the start, 2 line(s)); up to 1 "
         "NPU out-of-memory errors counted (the count since the start, 1 line(s))"
     )
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -163,6 +160,6 @@ def test_allocation_retries_beside_a_watchdog_time_out_leave_the_failure_first(
     )
     ev = _write(tmp_path, text)
     assert sorted(f["kind"] for f in ev.failures) == ["alloc_retries", "watchdog_timeout"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-alloc-retries", "warning") in _above_info(outcome)
+    assert ("evidence-alloc-retries", "warning") in heldout.above_info(outcome)

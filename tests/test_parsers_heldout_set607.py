@@ -10,13 +10,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import ascend_versions
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_66"
 
@@ -25,11 +22,10 @@ ALARM = "npu_smi_info_23.0.0_310B4_health_Alarm_no_hbm_nputop_fixture.txt"
 SERVING = "npu_smi_info_24.1.0.1_310P3_2cards_4chips_mindie_procs_power_NA_nputop_fixture.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _above_info(outcome: RulesOutcome) -> list[tuple[str, str]]:
@@ -60,8 +56,8 @@ def test_latest_linking_to_another_release_than_version_cfg_runs_is_a_warning() 
         "to ../8.2.RC2"
     )
     assert conflict["sources"] == [str(HELDOUT / CANN)]
-    assert any("latest links to ../8.2.RC2" in m for m in _said(ev))
-    level, outcome = _imported(ev)
+    assert any("latest links to ../8.2.RC2" in m for m in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert _above_info(outcome) == [("evidence-cann-inventory-contradicts", "warning")]
 
@@ -71,7 +67,7 @@ def test_a_version_cfg_of_the_release_latest_links_to_says_nothing(tmp_path: Pat
     text = (HELDOUT / CANN).read_text().replace("[7.6.T13.0.B094:8.0.T63]", "[8.2.0.2.220:8.2.RC2]")
     ev = _write(tmp_path, text)
     assert not ev.package_conflicts
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_numbered_copy_and_latest_as_one_link_are_read_alike(tmp_path: Path) -> None:
@@ -156,7 +152,7 @@ def test_a_chip_in_alarm_is_not_ready() -> None:
         3628,
         None,
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     assert _above_info(outcome) == [
         ("evidence-npu-chip-health", "warning"),
@@ -178,7 +174,7 @@ def test_health_is_graded_by_npu_smis_words(tmp_path: Path) -> None:
         ev = _write(tmp_path, text.replace("| Alarm ", f"| {word}".ljust(7)))
         (chip,) = ev.npu_chips
         assert chip["health"] == word
-        assert _imported(ev)[0] == level, word
+        assert heldout.imported(ev)[0] == level, word
 
 
 # --- 310P chips busy serving ------------------------------------------------------------------
@@ -197,7 +193,7 @@ def test_chips_a_serving_engine_holds_keep_the_held_memory_warning() -> None:
         (2, 1, 3, "OK"),
     ]
     assert [c["power_w"] for c in ev.npu_chips] == [None] * 4  # (Power NA)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert _above_info(outcome) == [("evidence-npu-hbm-held", "warning")]
     items = _items(outcome, "evidence-npu-hbm-held")

@@ -9,15 +9,12 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_66"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 _OPINFO = (
     "08_mindspore211_run_check_ok_then_KERNEL_opinfo_Ascend310P3_errors_two_backtick_blocks.log"
@@ -39,8 +36,7 @@ _RUNTIME = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_mindspores_own_kernel_error_lines_are_mindspores_not_canns() -> None:
@@ -62,7 +58,7 @@ def test_mindspores_own_kernel_error_lines_are_mindspores_not_canns() -> None:
     # nothing invented: no device, rank or HCCL code in the file
     assert all(e["device"] is None and e["rank"] is None for e in ev.failures)
     assert all(e["code"] is None for e in ev.failures)
-    finding = _found(ev, "hccl")["evidence-hccl-plog-error"]
+    finding = heldout.found(ev, "hccl")["evidence-hccl-plog-error"]
     assert finding.severity == "critical"
     assert finding.message.startswith("2 error report(s) of MindSpore (its own ERROR lines")
     assert "CANN error report" not in finding.message
@@ -72,7 +68,7 @@ def test_mindspores_own_kernel_error_lines_are_mindspores_not_canns() -> None:
 def test_the_run_check_that_passed_above_them_is_said() -> None:
     # run_check's computation ran on the device (line 2) before MindSpore's first ERROR line
     ev = _load(_OPINFO)
-    (note,) = [m for m in _said(ev) if "run_check" in m]
+    (note,) = [m for m in heldout.said(ev) if "run_check" in m]
     assert note.startswith("log: MindSpore's run_check passed on [Ascend] (line 2)")
     assert "ERROR line 3" in note
 
@@ -87,7 +83,7 @@ def test_a_prefixed_copy_of_another_socs_line_reads_the_same(tmp_path: Path) -> 
     (error,) = ev.failures
     assert (error["kind"], error["line"], error["library"]) == ("hccl_plog_error", 3, "MindSpore")
     assert "no operator info for SoC Ascend910_9391" in error["exception_type"]
-    assert any("MindSpore's run_check passed on [Ascend] (line 2)" in m for m in _said(ev))
+    assert any("MindSpore's run_check passed on [Ascend] (line 2)" in m for m in heldout.said(ev))
 
 
 def test_a_mindspore_device_error_without_run_check_says_no_run_check(tmp_path: Path) -> None:
@@ -105,14 +101,14 @@ def test_a_mindspore_device_error_without_run_check_says_no_run_check(tmp_path: 
     assert error["exception_type"] == (
         "the CANN runtime's rtStreamSynchronize failed, as MindSpore's DEVICE log line relays it"
     )
-    assert not any("run_check" in m for m in _said(ev))
+    assert not any("run_check" in m for m in heldout.said(ev))
 
 
 def test_canns_runtime_line_is_still_canns(tmp_path: Path) -> None:
     ev = _write(tmp_path, _RUNTIME + "\n")
     (error,) = ev.failures
     assert (error["library"], error["exception_type"]) == ("RUNTIME", "RUNTIME error")
-    message = _found(ev, "hccl")["evidence-hccl-plog-error"].message
+    message = heldout.found(ev, "hccl")["evidence-hccl-plog-error"].message
     assert message.startswith("1 CANN error report(s) (HCCL's, or the runtime's")
     assert "MindSpore" not in message
 
@@ -120,6 +116,6 @@ def test_canns_runtime_line_is_still_canns(tmp_path: Path) -> None:
 def test_canns_and_mindspores_lines_together_are_each_counted(tmp_path: Path) -> None:
     ev = _write(tmp_path, f"{_KERNEL}\n{_RUNTIME}\n")
     assert sorted(e["library"] for e in ev.failures) == ["MindSpore", "RUNTIME"]
-    message = _found(ev, "hccl")["evidence-hccl-plog-error"].message
+    message = heldout.found(ev, "hccl")["evidence-hccl-plog-error"].message
     assert message.startswith("2 error report(s): 1 of CANN (HCCL's")
     assert "and 1 of MindSpore (its own ERROR lines)" in message

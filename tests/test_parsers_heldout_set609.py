@@ -9,24 +9,21 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_66"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:
-    return {f.severity for f in _found(ev).values()} - {"info"}
+    return {f.severity for f in heldout.found(ev).values()} - {"info"}
 
 
 # --- nvidia-smi -L cut by head ----------------------------------------------------------------
@@ -42,7 +39,7 @@ def test_a_listing_cut_by_head_is_said_cut_not_the_hosts_count() -> None:
         "('nvidia-smi -L | head -n10' keeps its first 10 lines): GPUs after GPU 1, if any, are "
         "not shown, so this is not the host's count"
     )
-    said = " ".join(_said(ev))
+    said = " ".join(heldout.said(ev))
     assert "8 GPU" not in said and "GPU 2" not in said  # (nothing of the GPUs cut away)
     assert said.count("split into 4 MIG device(s) (2 x 1g.10gb, 1 x 2g.20gb, 1 x 3g.40gb)") == 2
     assert _severities(ev) == set()  # an inventory: healthy
@@ -55,16 +52,16 @@ def test_other_filters_and_counts_of_the_listing(tmp_path: Path) -> None:
     gpus = "".join(_GPU_LINE.format(n=n) for n in range(4))
     # "head -4" (the count without -n) and "--list-gpus" keep four lines: four GPUs, cut
     ev = _write(tmp_path, "$ nvidia-smi --list-gpus | head -4\n" + gpus)
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "keeps its first 4 lines): GPUs after GPU 3, if any, are not shown" in note
     # tail: the first GPUs are the ones left out
     last = "".join(_GPU_LINE.format(n=n) for n in (2, 3))
     ev = _write(tmp_path, "root@node:~# nvidia-smi -L | tail -n 2\n" + last)
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "2 GPU(s)" in note and "keeps its last 2 lines): GPUs before GPU 2" in note
     # grep keeps the lines it matches, whatever their count
     ev = _write(tmp_path, "> nvidia-smi -L | grep A100\n" + gpus)
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "the listing was filtered ('nvidia-smi -L | grep A100')" in note
 
 
@@ -73,7 +70,7 @@ def test_a_listing_shorter_than_what_head_keeps_is_whole(tmp_path: Path) -> None
     # plain listing says nothing of a cut either
     gpus = "".join(_GPU_LINE.format(n=n) for n in range(3))
     for command in ("$ nvidia-smi -L | head\n", "$ nvidia-smi -L\n"):
-        (note,) = _said(_write(tmp_path, command + gpus))
+        (note,) = heldout.said(_write(tmp_path, command + gpus))
         assert (
             note == "nvidia_smi_list: nvidia-smi -L: 3 GPU(s) (NVIDIA A100-SXM4-80GB): GPU 0, 1, 2"
         )
@@ -88,7 +85,7 @@ def test_gpus_held_by_another_users_processes_warn() -> None:
     assert len(ev.gpus) == 8 and {g["driver"] for g in ev.gpus} == {"440.33.01"}
     assert [g["gpu"] for g in ev.gpus if g["held_by_process"]] == [4, 5, 6, 7]
     assert _severities(ev) == {"warning"}
-    items = _found(ev)["evidence-gpu-held-by-process"].items
+    items = heldout.found(ev)["evidence-gpu-held-by-process"].items
     assert len(items) == 4
     assert items[0].startswith(
         "GPU 4 (Tesla P100-SXM2..., 00000000:85:00.0): 10253 of 16280 MiB used, 0 % busy; held "
@@ -132,7 +129,7 @@ def test_a_held_gpu_in_the_tables_of_driver_450_on(tmp_path: Path) -> None:
     held = _TABLE_525.format(used0=72000, util=97, kind="C", name="python train.py")
     ev = _write(tmp_path, held)
     assert [g["gpu"] for g in ev.gpus if g["held_by_process"]] == [0]
-    (item,) = _found(ev)["evidence-gpu-held-by-process"].items
+    (item,) = heldout.found(ev)["evidence-gpu-held-by-process"].items
     assert item.startswith(
         "GPU 0 (NVIDIA A100-SXM4-80GB, 00000000:07:00.0): 72000 of 81920 MiB used, 97 % busy; "
         "held by python train.py (pid 41234, 72000 MiB) ("
@@ -146,4 +143,4 @@ def test_a_small_or_graphics_process_does_not_hold_a_gpu(tmp_path: Path) -> None
         ev = _write(tmp_path, _TABLE_525.format(used0=used, util=10, kind=kind, name=name))
         assert ev.gpus[0]["processes"] == [f"{name} (pid 41234, {used} MiB)"]
         assert not any(g["held_by_process"] for g in ev.gpus)
-        assert "evidence-gpu-held-by-process" not in _found(ev)
+        assert "evidence-gpu-held-by-process" not in heldout.found(ev)

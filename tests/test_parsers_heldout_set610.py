@@ -10,20 +10,16 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_66"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- ethtool -S: pause frames sent, PCIe signal integrity -------------------------------------
@@ -43,11 +39,11 @@ def test_mlx5_pause_frames_sent_and_pcie_signal_errors_are_a_warning() -> None:
         8,
         "tx_pci_signal_integrity 3",
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nic-counters-warn", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nic-counters-warn", "warning")]
     # (no loss counter is said: none is above 0)
-    assert any("every loss counter (errors, drops, discards) is 0" in m for m in _said(ev))
+    assert any("every loss counter (errors, drops, discards) is 0" in m for m in heldout.said(ev))
 
 
 def test_pfc_pauses_and_a_pause_storm_and_few_pauses(tmp_path: Path) -> None:
@@ -87,11 +83,11 @@ def test_backgrounded_perftests_port_down_behind_the_prompt_is_critical() -> Non
     test = run["perftest"]
     assert (test["port_not_active"], test["failed_line"]) == ("Down", 6)
     assert test["failed"].startswith("Port number 1 state is Down")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-rdma-perftest-port-not-active", "critical") in _above_info(outcome)
-    assert ("evidence-rdma-perftest-failed", "warning") not in _above_info(outcome)
-    (item,) = _items(outcome, "evidence-rdma-perftest-port-not-active")
+    assert ("evidence-rdma-perftest-port-not-active", "critical") in heldout.above_info(outcome)
+    assert ("evidence-rdma-perftest-failed", "warning") not in heldout.above_info(outcome)
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-port-not-active")
     assert item.startswith("mlx5_18 port 1: ib_write_bw: Port number 1 state is Down (")
     assert item.endswith(", line 6)")
 
@@ -122,10 +118,10 @@ def test_iperf3_parameters_not_received_over_the_open_connection_is_a_failure() 
     assert (fail["kind"], fail["line"]) == ("iperf_exchange_failed", 2)
     assert fail["message"] == "iperf3: error - unable to receive parameters from client"
     assert fail["exception_type"].endswith(": nothing was measured")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-iperf3-exchange-failed", "critical")]
-    (item,) = _items(outcome, "evidence-iperf3-exchange-failed")
+    assert heldout.above_info(outcome) == [("evidence-iperf3-exchange-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-iperf3-exchange-failed")
     assert "client::" not in item
     assert item.endswith(", line 2)")
 
@@ -163,10 +159,10 @@ def test_a_nics_pcie_link_at_half_its_speed_is_a_warning() -> None:
         "PCIe link 8GT/s x16 against its 16GT/s x16 capability: a NIC's link"
     )
     assert "about 126 Gb/s" in slow["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-pcie-link-slow", "warning")]
-    assert not any("a GPU lowers its link speed" in m for m in _said(ev))
+    assert heldout.above_info(outcome) == [("evidence-pcie-link-slow", "warning")]
+    assert not any("a GPU lowers its link speed" in m for m in heldout.said(ev))
 
 
 def test_a_nic_by_its_heading_and_a_gpu_and_another_address(tmp_path: Path) -> None:
@@ -187,4 +183,4 @@ def test_a_nic_by_its_heading_and_a_gpu_and_another_address(tmp_path: Path) -> N
         "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16 (ok)\n",
     )
     assert gpu.failures == []
-    assert any("a GPU lowers its link speed when idle" in m for m in _said(gpu))
+    assert any("a GPU lowers its link speed when idle" in m for m in heldout.said(gpu))

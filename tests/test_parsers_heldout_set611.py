@@ -9,24 +9,21 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set485 import _found
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_66"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _severities(ev: EvidenceFacts) -> set[str]:
-    return {f.severity for f in _found(ev).values()} - {"info"}
+    return {f.severity for f in heldout.found(ev).values()} - {"info"}
 
 
 def _elastic(ev: EvidenceFacts) -> list[tuple[object, ...]]:
@@ -54,7 +51,7 @@ def test_a_double_spaced_summary_reads_every_entry() -> None:
     ]
     assert {f["host"] for f in ev.failures} == {"09e05f797e4a"}
     assert _severities(ev) == {"critical"}
-    (item,) = _found(ev)["evidence-elastic-root-cause"].items
+    (item,) = heldout.found(ev)["evidence-elastic-root-cause"].items
     assert "Rank 0 (local rank 0) on 09e05f797e4a, pid 5057, exited with -7" in item
     assert "SIGBUS" in item
 
@@ -99,7 +96,7 @@ def test_a_rich_wrapped_agent_record_names_the_first_failure() -> None:
         "/root/miniconda3/envs/sd-webui/bin/python"
     )
     assert "api.py:672" not in failure["message"]  # (Rich's source column, not the record's)
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-python-exception" not in found
     (item,) = found["evidence-elastic-root-cause"].items
     assert "local rank 0), pid 2255697, exited with -7" in item and "SIGBUS" in item
@@ -150,11 +147,11 @@ def test_pynccl_comm_init_rank_internal_error_is_a_failed_nccl_call() -> None:
     assert (call["code"], call["code_name"]) == ("3", "ncclInternalError")
     assert call["rank"] is None and call["host"] is None  # (the pod prefix is cut: no host)
     assert _severities(ev) == {"critical"}
-    found = _found(ev)
+    found = heldout.found(ev)
     assert "evidence-log-error" not in found
     (item,) = found["evidence-nccl-call-failed"].items
     assert "ncclInternalError at ncclCommInitRank" in item
-    assert not any("no form the advisor reads" in m for m in _said(ev))
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_pynccl_errors_under_other_calls_and_prefixes(tmp_path: Path) -> None:

@@ -11,11 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_66"
 
@@ -28,11 +25,10 @@ RAY = "ray_lightning_2node_rayexecutor_ncclinternalerror_proxy_call_cut.log"
 _ILLEGAL = "an illegal memory access was encountered"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- SGLang's scheduler traceback ending in torch's CUDA error ---------------------------------
@@ -44,10 +40,10 @@ def test_sglangs_scheduler_traceback_ending_in_a_cuda_error_is_tp0s_cuda_fault()
     assert (cuda["kind"], cuda["line"], cuda["exception_type"]) == ("cuda_error", 14, _ILLEGAL)
     assert cuda["worker"] == "TP0"
     assert cuda["rank"] is None  # (a TP index is the worker's place in its engine, no rank)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-cuda-error", "critical")]
-    (item,) = _items(outcome, "evidence-cuda-error")
+    assert heldout.above_info(outcome) == [("evidence-cuda-error", "critical")]
+    (item,) = heldout.items(outcome, "evidence-cuda-error")
     assert item.startswith(f"TP0: '{_ILLEGAL}' (")
     assert "evidence-python-exception" not in str(outcome.findings)
 
@@ -85,10 +81,10 @@ def test_lightning_ranks_0_3_of_8_in_init_and_nothing_after_is_a_hang() -> None:
     (hang,) = ev.failures
     assert (hang["kind"], hang["line"], hang["rank_size"]) == ("pg_init_unconfirmed", 7, 8)
     assert hang["missing_ranks"] == [4, 5, 6, 7]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-pg-init-ranks-missing", "critical")]
-    (item,) = _items(outcome, "evidence-pg-init-ranks-missing")
+    assert heldout.above_info(outcome) == [("evidence-pg-init-ranks-missing", "critical")]
+    (item,) = heldout.items(outcome, "evidence-pg-init-ranks-missing")
     assert "rank(s) 0, 1, 2, 3 of a world of 8" in item
     assert "4 rank(s) of the world (4-7) logged no init line" in item
 
@@ -101,18 +97,20 @@ def test_lightning_2x_with_a_rank_missing_and_a_whole_world_read_apart(tmp_path:
     )
     (hang,) = missing.failures
     assert hang["missing_ranks"] == [1, 3]
-    level, outcome = _imported(missing)
+    level, outcome = heldout.imported(missing)
     assert level == "NOT READY"
-    assert "(1, 3) logged no init line" in _items(outcome, "evidence-pg-init-ranks-missing")[0]
+    assert (
+        "(1, 3) logged no init line" in heldout.items(outcome, "evidence-pg-init-ranks-missing")[0]
+    )
     whole = _write(
         tmp_path,
         "".join(f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/4\n" for r in range(4)),
     )
     (ended,) = whole.failures
     assert ended["missing_ranks"] is None
-    level, outcome = _imported(whole)
+    level, outcome = heldout.imported(whole)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-pg-init-unconfirmed", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-pg-init-unconfirmed", "warning")]
 
 
 # --- mpirun-tagged training lines --------------------------------------------------------------
@@ -122,10 +120,10 @@ def test_mpirun_tagged_epoch_and_loss_lines_are_a_healthy_log() -> None:
     ev = _load(HOROVOD)
     assert ev.files[0].formats == ["log"]
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    assert any("no line says an error" in m for m in _said(ev))
+    assert heldout.above_info(outcome) == []
+    assert any("no line says an error" in m for m in heldout.said(ev))
 
 
 def test_counter_and_loss_lines_of_other_wordings_are_a_log(tmp_path: Path) -> None:
@@ -153,9 +151,9 @@ def test_xlas_failed_allocation_request_on_device_ordinal_0_is_a_device_oom() ->
         "tried to allocate 3206250496 B (2.99 GiB) on device ordinal 0: the device's memory ran out"
     )
     assert oom["rank"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-device-out-of-memory", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-device-out-of-memory", "critical")]
 
 
 def test_the_allocators_refusal_alone_and_in_tensorflows_words(tmp_path: Path) -> None:
@@ -184,10 +182,10 @@ def test_an_issues_heading_quoting_nccl_internal_error_is_the_failure() -> None:
     assert failed["exception_type"] == "Proxy Call to rank 0 failed (Connect)"
     # (the heading is the author's quote: not put on the host NCCL's INFO lines name)
     assert failed["host"] is None and failed["rank"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
-    said = _said(ev)
+    assert heldout.above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
+    said = heldout.said(ev)
     assert any(
         "Lightning started 2 rank(s) of a world of 2 (global ranks 0, 1); rank 0 said all "
         "processes registered" in m

@@ -9,10 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -35,11 +34,10 @@ _ROWS_910B = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _rows_said(ev: EvidenceFacts) -> list[tuple[int, str]]:
@@ -66,9 +64,9 @@ def test_a_grepped_chip_row_is_read_as_npu_smi_with_no_chip_made_up() -> None:
     assert (chip["bus_id"], chip["memory_used_pct"]) == ("0000:81:00.0", 0.0)
     assert ev.npu_process_chips == []
     assert not any("no form the advisor reads" in m.message for m in ev.files[0].messages)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_grepped_rows_of_another_layout_behind_a_prompt_read_alike(tmp_path: Path) -> None:
@@ -87,7 +85,7 @@ def test_grepped_rows_of_another_layout_behind_a_prompt_read_alike(tmp_path: Pat
         (None, "0000:C1:00.0", 93.9),
         (None, "0000:C2:00.0", 5.2),
     ]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_a_grepped_row_behind_a_pods_prefix_or_a_quote_reads_alike(tmp_path: Path) -> None:
@@ -139,10 +137,10 @@ def test_a_process_table_alone_keeps_its_chip_held_warning() -> None:
     assert ev.npu_chips == []
     (held,) = ev.npu_process_chips
     assert (held["npu"], held["chip"], held["line"], held["memory_mb"]) == (4, 0, 2, 4312)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-process-chips", "warning")]
-    (item,) = _items(outcome, "evidence-npu-process-chips")
+    assert heldout.above_info(outcome) == [("evidence-npu-process-chips", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-process-chips")
     assert item.startswith(
         "NPU 4 chip 0: 2 process(es) holding 4312 MB: python3 (pid 44533, 2156 MB), "
         "python3 (pid 49806, 2156 MB) ("

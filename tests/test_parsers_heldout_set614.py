@@ -9,17 +9,14 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
 EVENT_WAIT = "vllm_ascend14214_dsv4_flash_4p1d_worker_dp0_tp3_event_wait_timeout_234s_chip3_rteventsync_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 # the runtime's words (hicann/runtime device_error_proc.cc, ProcessStarsWaitTimeoutErrorInfo,
 # RT_STARS_SQE_TYPE_EVENT_WAIT): "The error from device(chipId:%u, dieId:%u), serial number is
@@ -33,8 +30,7 @@ _EVENT_WAIT_LINE = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 # --- the runtime's event wait time-out under vLLM's worker prefix -------------------------------
@@ -59,17 +55,17 @@ def test_an_event_wait_timeout_on_a_chip_is_a_failure_from_its_first_line() -> N
         "an event wait (a stream waiting for an event another stream records) timed out on the "
         "device; rtEventSynchronize failed: task timeout"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-hccl-plog-error", "critical")]
-    (item,) = _items(outcome, "evidence-hccl-plog-error")
+    assert heldout.above_info(outcome) == [("evidence-hccl-plog-error", "critical")]
+    (item,) = heldout.items(outcome, "evidence-hccl-plog-error")
     assert item.startswith("Device 3: an event wait")
     assert "line 1; the same on 2 more line(s): 2, 3)" in item
     # nothing invented: no rank, no peer, no collective, no unknown program's line
     assert wait["rank"] is None and wait["remote_rank"] is None
     assert "notify wait" not in item and "collective" not in item
     assert "evidence-log-error" not in str(outcome.findings)
-    assert not any("no form the advisor reads" in s for s in _said(ev))
+    assert not any("no form the advisor reads" in s for s in heldout.said(ev))
 
 
 def test_an_older_runtimes_event_wait_alone_and_quoted_reads_the_same(tmp_path: Path) -> None:

@@ -6,13 +6,12 @@ the GPU's UUID, and a query of mig.mode.current alone, not read."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _write
+from tests.test_parsers_heldout_set591 import _write
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -23,8 +22,7 @@ MIG_NA = "nvidia_smi_query_gpu_mig_mode_current_geforce_na_brackets.txt"
 MIG_DISABLED = "nvidia_smi_query_gpu_mig_mode_current_a100_disabled_ellipsis.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 # --- p2pBandwidthLatencyTest: the slow cell's line ---------------------------------------------
@@ -42,10 +40,10 @@ def test_a_p2p_cell_slower_than_the_host_path_is_cited_at_its_row() -> None:
     )
     # (the P2P=Enabled row "1  11.46 916.42" and the P2P=Disabled row it is set against)
     assert (slow["line"], slow["disabled_line"]) == (22, 18)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-p2p-slower-than-host-path", "warning")]
-    (item,) = _items(outcome, "evidence-p2p-slower-than-host-path")
+    assert heldout.above_info(outcome) == [("evidence-p2p-slower-than-host-path", "warning")]
+    (item,) = heldout.items(outcome, "evidence-p2p-slower-than-host-path")
     assert "1->0 11.46 vs 22.67 GB/s" in item and item.endswith("line 22)")
 
 
@@ -65,11 +63,11 @@ def test_simple_p2ps_wrong_data_through_peer_access_is_a_failed_copy_test() -> N
     assert (
         "12 wrong value(s)" in failed["message"] and "Test failed! (line 31)" in failed["message"]
     )
-    assert any("cudaMemcpyPeer GPU0<->GPU1: 10.39 GB/s" in m for m in _said(ev))
-    level, outcome = _imported(ev)
+    assert any("cudaMemcpyPeer GPU0<->GPU1: 10.39 GB/s" in m for m in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-gpu-copy-test-failed", "critical")]
-    (item,) = _items(outcome, "evidence-gpu-copy-test-failed")
+    assert heldout.above_info(outcome) == [("evidence-gpu-copy-test-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-gpu-copy-test-failed")
     assert item.startswith("simpleP2P GPU0<->GPU1: Verification error @ element 0")
     assert item.endswith("line 17)")
 
@@ -93,8 +91,8 @@ def test_a_passing_simple_p2p_under_a_launchers_prefix_is_no_failure(tmp_path: P
     (run,) = ev.gpu_copy
     assert run["tool"] == "simpleP2P" and run["failed"] == [] and run["complete"]
     assert sorted(run["peer_access"]) == ["2", "3"]
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_a_simple_p2p_cut_before_its_result_with_a_wrong_value_still_fails(
@@ -110,7 +108,7 @@ def test_a_simple_p2p_cut_before_its_result_with_a_wrong_value_still_fails(
     (failed,) = run["failed"]
     assert failed["line"] == 3 and "Test failed!" not in failed["message"]
     assert not run["complete"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 # --- nvidia-smi --query-gpu: rows keyed by UUID, and mig.mode alone -----------------------------
@@ -126,11 +124,11 @@ def test_query_gpu_rows_keyed_by_uuid_are_gpus_in_index_order() -> None:
         (3, 9, "Disabled"),
     ]
     assert all(g["name"] == "" for g in ev.gpus)  # (the query names no model)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # GPU 0 in MIG mode is a warning since set 633 (MIG User Guide: no P2P between MIG
     # instances, one MIG instance per CUDA process): a training job cannot use it whole
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
 
 
 def test_uuid_rows_by_the_fields_other_name_and_without_a_header(tmp_path: Path) -> None:
@@ -145,8 +143,8 @@ def test_mig_mode_current_alone_on_a_geforce_is_not_supported_not_a_fault() -> N
     ev = _load(MIG_NA)
     (gpu,) = ev.gpus
     assert (gpu["gpu"], gpu["line"], gpu["mig_mode"], gpu["name"]) == (0, 3, "", "")
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_mig_mode_current_alone_reads_each_row_and_stops_at_the_users_ellipsis() -> None:
@@ -155,8 +153,8 @@ def test_mig_mode_current_alone_reads_each_row_and_stops_at_the_users_ellipsis()
         (0, 3, "Disabled"),
         (1, 4, "Disabled"),
     ]
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_mig_mode_pending_alone_with_its_header_and_no_command(tmp_path: Path) -> None:

@@ -11,11 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -32,11 +29,10 @@ SGLANG = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- ethtool -S: CRC and symbol errors on the physical port ------------------------------------
@@ -52,9 +48,9 @@ def test_millions_of_phy_crc_errors_on_every_lane_are_a_failure() -> None:
     )
     assert lossy["exception_type"].startswith("eth5: the port dropped received frames")
     assert "lane(s) 0, 1, 2, 3" in lossy["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nic-phy-errors", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-nic-phy-errors", "critical")]
 
 
 def test_phy_errors_of_a_link_bring_up_and_lane_errors_alone_say_nothing(tmp_path: Path) -> None:
@@ -96,11 +92,12 @@ def test_a_probe_scripts_card_label_keeps_each_gpus_heading() -> None:
             "Rev. A] (rev a1)",
         ),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-pcie-link-narrow", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-pcie-link-narrow", "warning")]
     assert not any(
-        "heading is not in the copy" in i for i in _items(outcome, "evidence-pcie-link-narrow")
+        "heading is not in the copy" in i
+        for i in heldout.items(outcome, "evidence-pcie-link-narrow")
     )
 
 
@@ -120,15 +117,15 @@ def test_a_pdsh_host_label_before_the_heading_reads_too(tmp_path: Path) -> None:
 
 def test_an_iperf3_servers_summary_is_no_cut_copy() -> None:
     ev = _load(IPERF)
-    (note,) = [m for m in _said(ev) if m.startswith("iperf3")]
+    (note,) = [m for m in heldout.said(ev) if m.startswith("iperf3")]
     assert "receiver 16.3 Gbit/s" in note
     assert "sender statistics not available" in note
     assert "the copy ends before the test's summary" not in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert (
         "mlx5_0 port 1 (IB): Send BW: 96.561 Gb/s average at 8388608 B"
-        in (_items(outcome, "evidence-rdma-perftest")[0])
+        in (heldout.items(outcome, "evidence-rdma-perftest")[0])
     )
 
 
@@ -144,7 +141,7 @@ def test_a_server_summary_cut_before_its_receiver_line_is_still_cut(tmp_path: Pa
         "[ ID] Interval           Transfer     Bitrate\n"
         "[  5] (sender statistics not available)\n",
     )
-    (note,) = [m for m in _said(ev) if m.startswith("iperf3")]
+    (note,) = [m for m in heldout.said(ev) if m.startswith("iperf3")]
     assert "the copy ends before the test's summary" in note
 
 
@@ -153,12 +150,12 @@ def test_a_server_summary_cut_before_its_receiver_line_is_still_cut(tmp_path: Pa
 
 def test_every_mlxconfig_setting_is_counted_lower_case_names_too() -> None:
     ev = _load(MLXCONFIG)
-    (note,) = [m for m in _said(ev) if m.startswith("mlxconfig")]
+    (note,) = [m for m in heldout.said(ev) if m.startswith("mlxconfig")]
     # lines 13-101: MEMIC_BAR_SIZE .. SAFE_MODE_ENABLE, EXP_ROM_UEFI_x86_ENABLE (line 97) among them
     assert "ConnectX5 (/dev/mst/mt4119_pciconf0), 89 setting(s)" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 # --- nvidia-smi topo -m: no NIC within GPU Direct RDMA distance ----------------------------------
@@ -168,10 +165,10 @@ def test_a_gpu_whose_every_nic_is_node_is_a_warning() -> None:
     ev = _load(TOPO)
     (topo,) = ev.topologies
     assert (topo["no_gdr_nic"], topo["no_near_nic"]) == (["GPU0"], [])
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-topology-no-gdr-nic", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-topology-no-gdr-nic")
+    assert heldout.above_info(outcome) == [("evidence-gpu-topology-no-gdr-nic", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-topology-no-gdr-nic")
     assert item.startswith("GPU0: every NIC at PHB, NODE or SYS")
 
 
@@ -208,14 +205,16 @@ def test_one_hosts_bond_member_down_where_its_peer_has_it_up() -> None:
         "enp83s0f0np0 down (ip -br: DOWN) while it is up on tpgds-aihub0008"
     )
     # each host's listing its own: aihub0008's up port does not stand for aihub0007's
-    (note,) = [m for m in _said(ev) if m.startswith("netif")]
+    (note,) = [m for m in heldout.said(ev) if m.startswith("netif")]
     assert "tpgds-aihub0007: enp83s0f0np0: state DOWN" in note
     assert "64 interface(s)" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert ("evidence-link-down-where-peers-up", "warning") in _above_info(outcome)
+    assert ("evidence-link-down-where-peers-up", "warning") in heldout.above_info(outcome)
     # the RDMA ports whose netdev is down are named with their hosts
-    assert all(i.startswith("tpgds-aihub00") for i in _items(outcome, "evidence-hca-netdev-down"))
+    assert all(
+        i.startswith("tpgds-aihub00") for i in heldout.items(outcome, "evidence-hca-netdev-down")
+    )
     assert {p["host"] for p in ev.hca_ports} == {
         "tpgds-aihub0007",
         "tpgds-aihub0008",

@@ -9,11 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -23,18 +21,17 @@ REVERSED = "verl_torch_nccl2215_duplicate_gpu_rank9_rank1_reversed_traceback_ord
 _DUPLICATE = "Duplicate GPU detected : rank 9 and rank 1 both on CUDA device 34000"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- NCCL's ring lines without their host prefixes ---------------------------------------------
 
 
 def _via_note(ev: EvidenceFacts) -> str:
-    (note,) = [m for m in _said(ev) if "NCCL's channels go" in m]
+    (note,) = [m for m in heldout.said(ev) if "NCCL's channels go" in m]
     return note
 
 
@@ -45,11 +42,11 @@ def test_numbered_ring_lines_without_host_prefix_are_nccls_healthy_set_up() -> N
     # (9 hops within a node over P2P/IPC, 2 across the nodes over IB with GPU Direct RDMA)
     assert "via P2P/IPC (9 line(s)" in note
     assert "via NET/IB (2 line(s): over the network; all with /GDRDMA" in note
-    assert not any("no form the advisor reads" in m for m in _said(ev))
-    assert not any("SHM" in m or "Socket" in m for m in _said(ev))  # nothing invented
-    level, outcome = _imported(ev)
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
+    assert not any("SHM" in m or "Socket" in m for m in heldout.said(ev))  # nothing invented
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_bare_channel_lines_in_other_forms_read_the_same(tmp_path: Path) -> None:
@@ -73,7 +70,7 @@ def test_one_quoted_ring_line_in_prose_is_no_nccl_log(tmp_path: Path) -> None:
         "[4] NCCL INFO Ring 00 : 12[41000] -> 11[2d000] via P2P/IPC\n"
         "Thanks\n",
     )
-    assert not any("NCCL's channels go" in m for m in _said(ev))
+    assert not any("NCCL's channels go" in m for m in heldout.said(ev))
 
 
 def test_bare_ring_lines_beside_a_warn_still_fail(tmp_path: Path) -> None:
@@ -85,7 +82,7 @@ def test_bare_ring_lines_beside_a_warn_still_fail(tmp_path: Path) -> None:
         "error 12, opcode 0, len 0, vendor err 129\n",
     )
     assert ev.failures
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -102,12 +99,12 @@ def test_reversed_paste_says_the_duplicate_gpu_once() -> None:
     )
     assert call["exception_type"] == _DUPLICATE
     assert call["rank"] is None and call["host"] is None  # (no rank tag, no host printed)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
-    (item,) = _items(outcome, "evidence-nccl-call-failed")
+    assert heldout.above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-nccl-call-failed")
     assert f"last NCCL error: {_DUPLICATE}" in item
-    assert "log: NCCL 2.21.5 (torch's account of the failed call)" in _said(ev)
+    assert "log: NCCL 2.21.5 (torch's account of the failed call)" in heldout.said(ev)
 
 
 _ERROR_IN = (

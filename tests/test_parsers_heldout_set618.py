@@ -13,12 +13,9 @@ import time
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import ParseError, logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -32,11 +29,10 @@ RAY_TUNE = "ray-tune-torchtrainer-trial-failed-table.log"
 _REMOTE = "remote process exited or there was a network error"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- a watchdog record wrapped inside its rank's tag ------------------------------------------
@@ -47,9 +43,9 @@ def test_a_watchdog_record_wrapped_inside_its_rank_tag_names_rank_1() -> None:
     (timeout,) = [f for f in ev.failures if f["kind"] == "watchdog_timeout"]
     assert (timeout["rank"], timeout["seq"], timeout["numel"]) == (1, 1363596, 5158880)
     assert (timeout["timeout_ms"], timeout["ran_for_ms"]) == (1800000, 1800047)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-watchdog-timeout")
+    (item,) = heldout.items(outcome, "evidence-watchdog-timeout")
     assert item.startswith("Rank 1: broadcast (SeqNum 1363596, 5158880 elements) ran 1800047 ms")
     assert "does not name" not in str(outcome.findings)
 
@@ -96,10 +92,10 @@ def test_xlas_aborted_communicators_on_two_workers_are_ncclremoteerror() -> None
         "ncclCommGetAsyncError (XLA aborted communicator 0x7f45267e31a0)",
     ]
     assert {f["rank"] for f in failed} == {None}  # (XLA's lines name no rank or host)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
-    assert not any("no form the advisor reads" in m for m in _said(ev))
+    assert heldout.above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_xlas_later_status_form_and_a_bare_status_line_read_alike(tmp_path: Path) -> None:
@@ -136,9 +132,9 @@ def test_a_time_limit_22_minutes_after_training_was_done_is_a_hang_at_exit() -> 
         "TIME LIMIT",
     )
     assert "21 min 57 s later: the processes did not exit" in hang["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-exit-hang", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-exit-hang", "critical")]
     assert "evidence-job-cancelled" not in str(outcome.findings)
 
 
@@ -167,26 +163,26 @@ def test_overflows_from_2_to_the_32_are_noted_and_the_run_is_ready() -> None:
     ev = _load(COGVIDEO)
     assert ev.files[0].formats == ["log"]
     assert not ev.failures
-    (note,) = [m for m in _said(ev) if "loss scaler" in m]
+    (note,) = [m for m in heldout.said(ev) if "loss scaler" in m]
     assert note.startswith(
         "log: DeepSpeed's fp16 loss scaler: 6 fp16 overflow(s) skipped their step on rank 0, the "
         "loss scale falling from 4294967296 to 67108864; no warning"
     )
-    assert _imported(ev)[0] == "READY"
-    assert not any("no form the advisor reads" in m for m in _said(ev))
+    assert heldout.imported(ev)[0] == "READY"
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_overflows_mid_run_glued_to_tqdm_bars_are_read() -> None:
     ev = _load(TRLX)
     assert ev.files[0].formats == ["log"]
-    (note,) = [m for m in _said(ev) if "loss scaler" in m]
+    (note,) = [m for m in heldout.said(ev) if "loss scaler" in m]
     assert (
         "2 fp16 overflow(s) skipped their step on rank 0, the loss scale falling from 128.0 to 32"
         in note
     )
     # (32 is above DS_LOW_LOSS_SCALE times the minimum of 1: set 588's rule, a note; at 8 a warning)
     assert not ev.failures
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- Ray Tune's trials that did not complete --------------------------------------------------
@@ -197,10 +193,10 @@ def test_ray_tunes_trials_that_did_not_complete_are_a_failure() -> None:
     assert ev.files[0].formats == ["log"]
     (trial,) = ev.failures
     assert (trial["kind"], trial["line"], trial["library"]) == ("trial_failed", 6, "Ray Tune")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-trial-failed", "critical")]
-    (item,) = _items(outcome, "evidence-trial-failed")
+    assert heldout.above_info(outcome) == [("evidence-trial-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-trial-failed")
     assert item.startswith(
         "1 trial(s) did not complete (TorchTrainer_96bfe_00000); TorchTrainer_96bfe_00000 failed "
         "1 time(s), its traceback in /home/ray/ray_results/TorchTrainer_2022-11-15_19-20-15/"
@@ -223,4 +219,4 @@ def test_tunes_error_raised_without_its_table_reads_alike(tmp_path: Path) -> Non
     assert [t["exception_type"] for t in trials] == [
         "2 trial(s) did not complete (train_fn_0a1b2_00000, train_fn_0a1b2_00001)"
     ]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"

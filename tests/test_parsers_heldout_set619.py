@@ -9,11 +9,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -21,11 +18,10 @@ MASKED = "rank_table_16pcs_two_servers_masked_server_id_10_star_ringmoe.json"
 ATC = "slurm_out_atc_run_success_acllite_yolov3_inference_release_device0_haicgu.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- a rank table whose servers share a masked server_id --------------------------------------
@@ -45,14 +41,16 @@ def test_a_shared_masked_server_id_is_cited_where_the_table_writes_it() -> None:
         "rank_table: server_id 10.*.*.* is a template's placeholder, shared by 2 servers (lines "
         "6, 19): each server's own id goes there (unique in the table, CANN's rank table guide)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # The judge expected NOT READY ("HCCL cannot start from it"). Kept a warning: the table's
     # ranks and device addresses are whole and consistent, its server ids masked by whoever
     # published it (the real ones were the hosts'), and set 613's judge read a table masked the
     # same way ("server_0_10.*.*.*", device IPs "192.1.*.6") as a warning: fill in the ids.
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rank-table-template", "warning")]
-    assert _items(outcome, "evidence-rank-table-template") == [f"{HELDOUT / MASKED}: 10.*.*.*"]
+    assert heldout.above_info(outcome) == [("evidence-rank-table-template", "warning")]
+    assert heldout.items(outcome, "evidence-rank-table-template") == [
+        f"{HELDOUT / MASKED}: 10.*.*.*"
+    ]
 
 
 def test_masked_server_ids_on_one_line_or_each_its_own_are_cited_at_their_lines(
@@ -109,11 +107,11 @@ def test_an_atc_conversion_and_an_acllite_inference_that_succeeded_are_ready() -
     ev = _load(ATC)
     assert ev.files[0].formats == ["log"]
     assert ev.failures == []
-    assert _said(ev) == [_SAID_ATC]
+    assert heldout.said(ev) == [_SAID_ATC]
     assert ev.files[0].messages[0].line == 2
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_acllite_runs_in_other_wordings_and_prefixes_read_the_same(tmp_path: Path) -> None:
@@ -130,7 +128,7 @@ def test_acllite_runs_in_other_wordings_and_prefixes_read_the_same(tmp_path: Pat
         "[INFO]  Release acl resource success\n",
     )
     assert acllite.failures == []
-    assert _said(acllite) == [
+    assert heldout.said(acllite) == [
         "log: the ACL program released its resources (AclLite's 'Release acl resource "
         "success', line 7), device 3 reset; no error line"
     ]
@@ -143,15 +141,17 @@ def test_acllite_runs_in_other_wordings_and_prefixes_read_the_same(tmp_path: Pat
         "0: [device 1] Release acl resource success\n",
     )
     assert tagged.failures == []
-    assert _said(tagged) == [
+    assert heldout.said(tagged) == [
         "log: ATC's model conversion said it succeeded (line 2); the ACL program released its "
         "resources (AclLite's 'Release acl resource success', line 4), device 1 reset; no error "
         "line"
     ]
     # (a copy cut right after ATC's word, its sentence's end gone)
     cut = _write(tmp_path, "ATC start working now, please wait for a moment.\nATC run success\n")
-    assert _said(cut) == ["log: ATC's model conversion said it succeeded (line 2); no error line"]
-    assert _imported(cut)[0] == "READY"
+    assert heldout.said(cut) == [
+        "log: ATC's model conversion said it succeeded (line 2); no error line"
+    ]
+    assert heldout.imported(cut)[0] == "READY"
 
 
 def test_a_failed_atc_run_or_an_error_before_the_teardown_is_no_success(tmp_path: Path) -> None:
@@ -165,12 +165,12 @@ def test_a_failed_atc_run_or_an_error_before_the_teardown_is_no_success(tmp_path
     )
     (error,) = failed.failures
     assert (error["kind"], error["line"]) == ("log_error", 2)
-    level, outcome = _imported(failed)
-    assert (level, _above_info(outcome)) == (
+    level, outcome = heldout.imported(failed)
+    assert (level, heldout.above_info(outcome)) == (
         "READY WITH WARNINGS",
         [("evidence-log-error", "warning")],
     )
-    assert not any("no error line" in m for m in _said(failed))
+    assert not any("no error line" in m for m in heldout.said(failed))
     coded = _write(
         tmp_path,
         "ATC start working now, please wait for a moment.\n"
@@ -178,7 +178,7 @@ def test_a_failed_atc_run_or_an_error_before_the_teardown_is_no_success(tmp_path
         "E10054: The requied parameter [--model] for ATC is empty.\n",
     )
     assert [f["code"] for f in coded.failures] == ["E10054"]
-    assert _imported(coded)[0] == "NOT READY"
+    assert heldout.imported(coded)[0] == "NOT READY"
     raised = _write(
         tmp_path,
         "Init resource success\n"
@@ -193,5 +193,5 @@ def test_a_failed_atc_run_or_an_error_before_the_teardown_is_no_success(tmp_path
         "Release acl resource success\n",
     )
     assert raised.failures
-    assert _imported(raised)[0] == "NOT READY"
-    assert not any("no error line" in m for m in _said(raised))
+    assert heldout.imported(raised)[0] == "NOT READY"
+    assert not any("no error line" in m for m in heldout.said(raised))

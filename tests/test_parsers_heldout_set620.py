@@ -10,10 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -33,11 +32,10 @@ _CHECKS = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _kinds(ev: EvidenceFacts) -> list[str]:
@@ -53,10 +51,10 @@ def test_an_operators_tiling_failure_is_the_root_under_engine_core_failed_to_sta
     assert (op["kind"], op["line"], op["op"]) == ("npu_op_failure", 2, "MoeGatingTopK")
     assert (op["worker"], op["pid"]) == ("Worker_TP0", 85)
     assert op["exception_type"] == "operator MoeGatingTopK's tiling failed (ret -1)"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-op-failure", "critical")]
-    (item,) = _items(outcome, "evidence-npu-op-failure")
+    assert heldout.above_info(outcome) == [("evidence-npu-op-failure", "critical")]
+    (item,) = heldout.items(outcome, "evidence-npu-op-failure")
     assert item.startswith("Worker_TP0 (pid 85): operator MoeGatingTopK's tiling failed")
     assert "exited non-zero" not in str(outcome.findings)  # (no exit is in the file)
 
@@ -68,9 +66,9 @@ def test_nnopbase_checks_under_nested_worker_tags_are_that_workers_failure() -> 
     # (the innermost of Ray's and vLLM's tags is the process)
     assert (op["worker"], op["pid"]) == ("Worker_DP0_TP6_EP6", 9411)
     assert "the operator's name is not in the copy" in op["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-op-failure", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-npu-op-failure", "critical")]
 
 
 def test_an_operators_own_error_lines_name_it_and_why() -> None:
@@ -79,9 +77,9 @@ def test_an_operators_own_error_lines_name_it_and_why() -> None:
     assert (op["kind"], op["line"], op["op"]) == ("npu_op_failure", 1, "MoeDistributeDispatchV2")
     assert "got commAlg = fullmesh" in op["exception_type"]
     assert op["worker"] is None and op["rank"] is None  # (the lines name no process)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-op-failure", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-npu-op-failure", "critical")]
 
 
 def test_the_checks_under_another_tag_or_none_name_the_operator_above_them(tmp_path: Path) -> None:
@@ -134,10 +132,10 @@ def test_an_ocrd_npu_function_error_is_the_calls_failure() -> None:
         "aclnnMoeDistributeDispatchV2", "561002", 4, 973,
     )  # fmt: skip
     assert call["torch_npu_code"] == "ERR00100"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-npu-runtime-error", "critical") in _above_info(outcome)
-    (said,) = [str(i) for i in _items(outcome, "evidence-hccl-other-error")][:1]
+    assert ("evidence-npu-runtime-error", "critical") in heldout.above_info(outcome)
+    (said,) = [str(i) for i in heldout.items(outcome, "evidence-hccl-other-error")][:1]
     # (EZ9999 is the operator layer's inner error, not an HCCL link's)
     assert "operator layer" in said and "transport" not in said
 
@@ -162,9 +160,9 @@ def test_worker_failed_with_an_empty_error_is_the_calls_failure() -> None:
     assert (raised["kind"], raised["line"]) == ("python_exception", 9)
     assert (raised["worker"], raised["pid"]) == ("EngineCore_DP0", 3315)
     assert "its error text is empty" in raised["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-python-exception", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-python-exception", "critical")]
 
 
 def test_worker_failed_with_its_error_says_it(tmp_path: Path) -> None:
@@ -188,9 +186,9 @@ def test_a_workers_error_traceback_frames_are_its_failure() -> None:
     assert (raised["worker"], raised["pid"]) == ("Worker_TP7_EP7", 600)
     assert "last frame: v1/sample/rejection_sampler.py:129" in raised["message"]
     assert raised["exception_type"] == "unknown (cut before the exception)"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-python-exception", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-python-exception", "critical")]
 
 
 def test_clean_worker_frames_read_the_same_and_info_lines_do_not(tmp_path: Path) -> None:

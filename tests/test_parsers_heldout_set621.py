@@ -10,10 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -23,11 +22,10 @@ FABRIC = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- nvidia-smi nvlink -e: replay errors --------------------------------------------------------
@@ -46,10 +44,10 @@ def test_nvlink_replay_errors_fail_the_gpus_as_dcgms_health_watch_does() -> None
     assert (gpu2["error_total"], gpu2["replay_total"]) == (65683, 148)
     # (the author's condensed "Links 0-2, 4-5: ... Errors: 0" lines say no link's count: none made)
     assert not ev.gpus and not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nvlink-replay-errors", "critical")]
-    first, second = _items(outcome, "evidence-nvlink-replay-errors")
+    assert heldout.above_info(outcome) == [("evidence-nvlink-replay-errors", "critical")]
+    first, second = heldout.items(outcome, "evidence-nvlink-replay-errors")
     assert first.startswith("GPU 0 (Tesla V100-SXM2-32GB-LS): link 3 Replay Errors 2353;")
     assert second.startswith(
         "GPU 2 (Tesla V100-SXM2-32GB-LS): link 0 Replay Errors 148; link 0 CRC Errors 65535;"
@@ -76,10 +74,10 @@ def test_recovery_errors_in_nvidia_smis_own_form_fail_the_gpu(tmp_path: Path) ->
     # (a hundred or more since the driver loaded: review 51's line, tests/test_evidence_review51a)
     ev = _write(tmp_path, _SMI_E.format(recovery=120, crc=0))
     assert [g["replay_total"] for g in ev.nvlinks] == [120, 0]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nvlink-replay-errors", "critical")]
-    (item,) = _items(outcome, "evidence-nvlink-replay-errors")
+    assert heldout.above_info(outcome) == [("evidence-nvlink-replay-errors", "critical")]
+    (item,) = heldout.items(outcome, "evidence-nvlink-replay-errors")
     assert item.startswith("GPU 0 (NVIDIA A100-SXM4-80GB): link 0 Recovery Errors 120;")
 
 
@@ -87,11 +85,11 @@ def test_crc_errors_alone_stay_a_warning(tmp_path: Path) -> None:
     # DCGM's health watch fails CRC errors only at 100 a second; a counter gives no rate
     ev = _write(tmp_path, _SMI_E.format(recovery=0, crc=17))
     assert [(g["error_total"], g["replay_total"]) for g in ev.nvlinks] == [(17, 0), (0, 0)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nvlink-errors", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nvlink-errors", "warning")]
     ev = _write(tmp_path, _SMI_E.format(recovery=0, crc=0))
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- nvidia-smi --query-gpu fabric.state, fabric.status -----------------------------------------
@@ -106,10 +104,10 @@ def test_every_gpu_of_the_query_in_progress_is_read_and_not_ready() -> None:
     assert ev.gpus[0]["sections"] == ["Fabric"]
     assert ev.gpus[0]["fabric_health"] == {"Summary": "N/A"}
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-gpu-fabric-not-registered", "critical")]
-    items = _items(outcome, "evidence-gpu-fabric-not-registered")
+    assert heldout.above_info(outcome) == [("evidence-gpu-fabric-not-registered", "critical")]
+    items = heldout.items(outcome, "evidence-gpu-fabric-not-registered")
     assert [i.split(" (")[0] for i in items] == [
         f"GPU {n}: Fabric State In Progress Status N/A" for n in range(4)
     ]
@@ -141,16 +139,16 @@ def test_the_fabric_columns_read_in_any_state(tmp_path: Path) -> None:
     assert [(g["fabric_state"], g["fabric_status"]) for g in ev.gpus] == [
         ("Completed", "Success")
     ] * 2
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     # a registration that completed with NVML's error: not registered, named by its status
     ev = _query(tmp_path, "Completed", "Insufficient Resources", noheader=True)
     assert ev.gpus[0]["fabric_status"] == "Insufficient Resources"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-gpu-fabric-not-registered")
+    (item,) = heldout.items(outcome, "evidence-gpu-fabric-not-registered")
     assert item.startswith("GPU 0: Fabric State Completed Status Insufficient Resources (")
     ev = _query(tmp_path, "Not Started", "N/A")
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_a_gpu_without_a_fabric_says_no_state(tmp_path: Path) -> None:
@@ -159,7 +157,7 @@ def test_a_gpu_without_a_fabric_says_no_state(tmp_path: Path) -> None:
     assert (ev.gpus[0]["fabric_state"], ev.gpus[0]["fabric_status"]) == (None, None)
     ev = _query(tmp_path, "Not Supported", "[Not Supported]")
     assert (ev.gpus[0]["fabric_state"], ev.gpus[0]["fabric_status"]) == ("Not Supported", None)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_grepped_section_that_differs_from_the_row_stays_apart(tmp_path: Path) -> None:

@@ -11,12 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import iperf
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -29,11 +26,10 @@ SCRIPT = (
 PERFTEST = "perftest_ib_read_bw_server_mlx4_0_ethernet_read_keys_failed_exchange_sparkrdma31.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- iperf3's sender retransmitting a large share of its segments -----------------------------
@@ -47,12 +43,12 @@ def test_iperf3s_9310_retransmits_in_5_s_at_2_99_gbits_is_a_lossy_path() -> None
     assert heavy["exception_type"] == (
         "9310 TCP retransmits in 5 s at 2.99 Gbit/s: at least 0.72 % of its segments"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-iperf3-retransmits-heavy", "warning")]
-    (item,) = _items(outcome, "evidence-iperf3-retransmits-heavy")
+    assert heldout.above_info(outcome) == [("evidence-iperf3-retransmits-heavy", "warning")]
+    (item,) = heldout.items(outcome, "evidence-iperf3-retransmits-heavy")
     assert item.startswith("iperf3 client 172.31.90.167 to 172.31.89.244:5201: 9310 TCP")
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "sender 2.99 Gbit/s (9310 TCP retransmits); receiver 2.97 Gbit/s" in note
 
 
@@ -67,7 +63,7 @@ def test_a_few_retransmits_of_a_fast_test_or_a_parallel_tests_sum_read_apart(
         "[  5]   0.00-10.04  sec  10.9 GBytes  9.34 Gbits/sec                  receiver\n",
     )
     assert not quiet.failures
-    assert _imported(quiet)[0] == "READY"
+    assert heldout.imported(quiet)[0] == "READY"
     lossy = _write(
         tmp_path,
         "[  5] local 10.0.0.1 port 5000 connected to 10.0.0.2 port 5201\n"
@@ -102,10 +98,10 @@ def test_mlx5_106s_link_at_x4_downgraded_in_a_loops_labelled_lines() -> None:
     ev = _load(LNKSTA)
     (narrow,) = ev.failures
     assert (narrow["kind"], narrow["line"]) == ("pcie_link_narrow", 2)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-pcie-link-narrow", "warning")]
-    (item,) = _items(outcome, "evidence-pcie-link-narrow")
+    assert heldout.above_info(outcome) == [("evidence-pcie-link-narrow", "warning")]
+    (item,) = heldout.items(outcome, "evidence-pcie-link-narrow")
     assert item.startswith("mlx5_106: PCIe link 16GT/s x4")
     assert "mlx5_107" not in str(outcome.findings)
 
@@ -143,10 +139,10 @@ def test_four_cx7_ports_at_linkup_200g_under_the_scripts_device_headings() -> No
         (None, None, "28.40.1000")
     }
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    notes = [n for n in _said(ev) if n.startswith("mlxlink: ")]
+    assert heldout.above_info(outcome) == []
+    notes = [n for n in heldout.said(ev) if n.startswith("mlxlink: ")]
     assert notes[0] == (
         "mlxlink: 0000:05:00.0 port 1 physical state LinkUp (its logical State not in the copy), "
         "200 Gb/s Ethernet, firmware 28.40.1000"
@@ -164,9 +160,9 @@ def test_a_port_whose_phy_is_not_up_in_such_an_excerpt_is_not_active(tmp_path: P
     )
     (port,) = ev.hca_ports
     assert (port["ca"], port["line"], port["active"]) == ("mlx5_2", 4, False)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-hca-port-not-active")
+    (item,) = heldout.items(outcome, "evidence-hca-port-not-active")
     assert item.startswith("mlx5_2 port 1: physical state Polling (")
 
 
@@ -184,10 +180,10 @@ def test_ib_read_bw_server_whose_exchange_broke_after_its_header_is_a_failure() 
         True,
     )
     assert run["rows"] == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-broke-off")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-broke-off")
     assert item.startswith("mlx4_0 port 1: RDMA_Read BW: Couldn't read remote address (")
     assert item.endswith("line 23)")
 
@@ -202,6 +198,6 @@ def test_a_client_that_failed_before_its_header_is_still_a_warning(tmp_path: Pat
     )
     (port,) = ev.hca_ports
     assert port["perftest"]["broke_off"] is False
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-failed", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-failed", "warning")]

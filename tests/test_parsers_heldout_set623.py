@@ -10,11 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -31,11 +28,10 @@ LOOPBACK = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- ProcessGroupNCCL's watchdog thread raising, its stack alone --------------------------------
@@ -47,10 +43,10 @@ def test_an_exception_raised_from_nccl_comm_watchdog_is_the_watchdogs_death() ->
     assert (failed["kind"], failed["line"], failed["rank"]) == ("watchdog_failure", 1, None)
     assert "ProcessGroupNCCL.cpp:1339" in failed["exception_type"]
     assert "above the copy's first line" in failed["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-watchdog-failure", "critical")]
-    (item,) = _items(outcome, "evidence-watchdog-failure")
+    assert heldout.above_info(outcome) == [("evidence-watchdog-failure", "critical")]
+    (item,) = heldout.items(outcome, "evidence-watchdog-failure")
     assert item.startswith("A rank the log does not name: Exception raised from ncclCommWatchdog")
     # (no time-out, op or rank is in the copy: none is said)
     assert "evidence-log-error" not in str(outcome.findings)
@@ -79,7 +75,7 @@ def test_a_watchdog_stack_behind_a_rank_tag_names_its_rank(tmp_path: Path) -> No
 
 def test_a_failed_keepalive_then_a_sigterm_to_a_running_worker_is_the_rendezvous_lost() -> None:
     ev = _load(KEEPALIVE)
-    assert any("'>' taken off 2 line(s)" in said for said in _said(ev))
+    assert any("'>' taken off 2 line(s)" in said for said in heldout.said(ev))
     (lost,) = ev.failures
     assert (lost["kind"], lost["line"], lost["host"], lost["pid"]) == (
         "rendezvous_lost",
@@ -90,10 +86,10 @@ def test_a_failed_keepalive_then_a_sigterm_to_a_running_worker_is_the_rendezvous
     assert lost["exception_type"].startswith("RendezvousConnectionError: the agent of node ")
     assert "rendezvous 'test'" in lost["exception_type"]
     assert "pid 3494, SIGTERM (line 2)" in lost["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rendezvous-lost", "critical")]
-    (item,) = _items(outcome, "evidence-rendezvous-lost")
+    assert heldout.above_info(outcome) == [("evidence-rendezvous-lost", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rendezvous-lost")
     assert item.startswith("docker.b: RendezvousConnectionError")
 
 
@@ -118,9 +114,9 @@ def test_the_keepalive_in_torch_24s_glog_form_and_without_a_sigterm_reads_apart(
     alone = _write(tmp_path, keepalive)
     (store,) = alone.failures
     assert (store["kind"], store["host"], store["pid"]) == ("store_lost", "gpu-node-07", 51234)
-    level, outcome = _imported(alone)
+    level, outcome = heldout.imported(alone)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-store-lost", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-store-lost", "warning")]
     # its workers had finished before the heartbeat failed: no loss of the job
     done = _write(
         tmp_path,
@@ -142,13 +138,13 @@ def test_a_two_node_rendezvous_given_a_loopback_master_is_a_warning() -> None:
     assert (loopback["ip"], loopback["port"], loopback["rank_size"]) == ("localhost", 23456, 2)
     assert "this agent is group_rank 1" in loopback["exception_type"]
     assert "endpoint pytorch-dist-nlp-master-0:23456" in loopback["exception_type"]
-    (note,) = [said for said in _said(ev) if "rendezvous completed" in said]
+    (note,) = [said for said in heldout.said(ev) if "rendezvous completed" in said]
     assert "group_rank 1 of 2 agent(s) (nodes)" in note
     assert "global rank(s) [1]" in note and "master localhost:23456" in note
     assert "rdzv_backend static, rdzv_endpoint pytorch-dist-nlp-master-0:23456" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-elastic-master-loopback", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-elastic-master-loopback", "warning")]
 
 
 def test_a_rendezvous_result_with_a_routable_master_or_one_agent_is_healthy(
@@ -162,12 +158,12 @@ def test_a_rendezvous_result_with_a_routable_master_or_one_agent_is_healthy(
     )
     routable = _write(tmp_path, result.format(addr="10.0.0.1", agents=2))
     assert routable.failures == []
-    assert any("master 10.0.0.1:29500" in said for said in _said(routable))
-    assert _imported(routable)[0] == "READY"
+    assert any("master 10.0.0.1:29500" in said for said in heldout.said(routable))
+    assert heldout.imported(routable)[0] == "READY"
     # one agent on its own host: its loopback master serves it
     single = _write(tmp_path, result.format(addr="127.0.0.1", agents=1))
     assert single.failures == []
-    assert _imported(single)[0] == "READY"
+    assert heldout.imported(single)[0] == "READY"
     # glog's form (torch >= 2.4) with the same loopback in a job of 4 agents
     glog = result.format(addr="127.0.0.1", agents=4).replace(
         "INFO:torch.distributed.elastic.agent.server.api:",

@@ -10,11 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_67"
 
@@ -29,11 +26,10 @@ _WARNING = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- Horovod's "[ready ranks: ...]" stall warning ----------------------------------------------
@@ -58,15 +54,15 @@ def test_ready_ranks_lists_name_the_ranks_that_had_not_submitted() -> None:
     assert "the ranks that had submitted (2, 3)" in said
     # (the eighth name, cut by the copy, is no tensor of its own)
     assert "HorovodAllred " not in said and "HorovodAllred)" not in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-horovod-stall", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-horovod-stall", "warning")]
 
 
 def test_nccl_2_0_channel_lines_say_nothing_of_gdr() -> None:
     ev = _load(HOROVOD)
     assert not [f for f in ev.failures if f["kind"] == "nccl_no_gdr"]
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     assert "GPU Direct RDMA" not in str(outcome.findings)
 
 
@@ -132,14 +128,14 @@ def test_megatron_llms_nan_grad_norm_and_skipped_iteration_is_a_warning() -> Non
     assert "skipped the update of 1 iteration(s)" in said
     assert "iteration 3634 of 8000" in said and "loss scale of 1 " in said
     assert skip["rank"] is None and skip["missing_ranks"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-step-skipped", "warning")]
-    (item,) = _items(outcome, "evidence-step-skipped")
+    assert heldout.above_info(outcome) == [("evidence-step-skipped", "warning")]
+    (item,) = heldout.items(outcome, "evidence-step-skipped")
     assert "line 3" in item
     # (nothing diverged: the loss is not said to be NaN)
     assert "evidence-loss-diverged" not in str(outcome.findings)
-    assert not any("no form the advisor reads" in m for m in _said(ev))
+    assert not any("no form the advisor reads" in m for m in heldout.said(ev))
 
 
 def test_skipped_iterations_of_other_shapes(tmp_path: Path) -> None:
@@ -168,8 +164,8 @@ def test_skipped_iterations_of_other_shapes(tmp_path: Path) -> None:
         ),
     )
     assert not fp16.failures
-    assert any("the fp16 loss scaler's overflows" in m for m in _said(fp16))
-    level, _ = _imported(fp16)
+    assert any("the fp16 loss scaler's overflows" in m for m in heldout.said(fp16))
+    level, _ = heldout.imported(fp16)
     assert level == "READY"
     # the warning alone, its iteration line cut off the copy
     alone = _write(tmp_path, "***WARNING*** Bad grad_norm detected (grad_norm=inf)\n")

@@ -9,11 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -27,11 +25,10 @@ _ROWS = "".join(
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _nothing_judged(ev: EvidenceFacts) -> None:
@@ -44,16 +41,16 @@ def _nothing_judged(ev: EvidenceFacts) -> None:
 def test_a_ceq_context_dump_without_its_command_is_said_as_raw_registers() -> None:
     ev = _load(CONTEXT)
     assert ev.files[0].formats == ["ascend_notes"]
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "ascend_notes: hccn_tool -context: the ceq0 context of an NPU the copy does not name (its "
         "command is not in the copy), 16 register word(s): raw registers, no health or fault "
         "reading in them"
     ]
     assert ev.files[0].messages[0].line == 1
     _nothing_judged(ev)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_quoted_aeq_dump_and_a_second_dump_are_each_said(tmp_path: Path) -> None:
@@ -62,7 +59,7 @@ def test_a_quoted_aeq_dump_and_a_second_dump_are_each_said(tmp_path: Path) -> No
         "> offset  aeq0\n" + "".join(f"> {r}" for r in _ROWS.splitlines(keepends=True))
         + "\noffset  ceq0\n" + _ROWS,
     )  # fmt: skip
-    said = _said(ev)
+    said = heldout.said(ev)
     assert [m.split(",")[0] for m in said] == [
         "ascend_notes: hccn_tool -context: the aeq0 context of an NPU the copy does not name (its "
         "command is not in the copy)",
@@ -76,7 +73,7 @@ def test_a_quoted_aeq_dump_and_a_second_dump_are_each_said(tmp_path: Path) -> No
 
 def test_the_dump_under_its_command_still_names_the_npu(tmp_path: Path) -> None:
     ev = _write(tmp_path, "hccn_tool -g -context -i 2 -d udma3 -ceqc 0\noffset  ceq0\n" + _ROWS)
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "ascend_notes: hccn_tool -context: NPU 2's udma3 ceqc 0 context, 3 register word(s): raw "
         "registers, no health or fault reading in them"
     ]
@@ -110,10 +107,10 @@ def test_a_port_with_no_device_ip_is_a_warning_that_names_the_cross_server_cost(
         1,
     )
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-port-no-ip", "warning")]
-    (item,) = _items(outcome, "evidence-npu-port-no-ip")
+    assert heldout.above_info(outcome) == [("evidence-npu-port-no-ip", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-port-no-ip")
     assert "the port at line 1 (device not named)" in item and "line 1" in item
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-npu-port-no-ip"]
     assert "cannot join a job across servers" in finding.message
@@ -128,7 +125,7 @@ def test_two_devices_without_an_ip_under_their_commands_are_each_named(tmp_path:
         "[root@node-a ~]# hccn_tool -i 1 -ip -g\nGet ipconf failed, because no ip was preset there!\n",
     )
     assert sorted((p["device"], p["ip_preset"]) for p in ev.npu_ports) == [(0, False), (1, False)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    items = _items(outcome, "evidence-npu-port-no-ip")
+    items = heldout.items(outcome, "evidence-npu-port-no-ip")
     assert len(items) == 2 and any("NPU 0" in i for i in items) and any("NPU 1" in i for i in items)

@@ -11,13 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set569 import each_linear
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -32,11 +29,10 @@ _BANNER = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- torchrun's start of a program the advisor knows nothing of -------------------------------
@@ -48,10 +44,10 @@ def test_a_torchtune_start_under_torchrun_is_read_and_healthy() -> None:
     # the caught import of triton (a CUDA-side compiler, absent on NPU) is no failure: the
     # launcher and the recipe's logger went on past it
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (note,) = [m for m in _said(ev) if "OMP_NUM_THREADS" in m]
+    assert heldout.above_info(outcome) == []
+    (note,) = [m for m in heldout.said(ev) if "OMP_NUM_THREADS" in m]
     assert note.startswith("log: torchrun's launch (its OMP_NUM_THREADS notice)")
     assert "no line says an error" in note
     assert "triton" not in str(outcome.findings)
@@ -68,7 +64,7 @@ def test_torch_1x_launch_banner_with_python_logging_reads_alike(tmp_path: Path) 
     )
     assert ev.files[0].formats == ["log"]
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_caught_import_the_program_stopped_after_stays_its_error(tmp_path: Path) -> None:
@@ -93,7 +89,7 @@ def test_an_import_raised_in_a_traceback_stays_a_failure(tmp_path: Path) -> None
         "W0429 15:37:47.131000 3022796 torch/distributed/run.py:792] closing\n",
     )
     assert ev.failures
-    assert _imported(ev)[0] != "READY"
+    assert heldout.imported(ev)[0] != "READY"
 
 
 # --- torch's C++ exception of an ATB operation's set-up ---------------------------------------
@@ -106,16 +102,16 @@ def test_a_c10_error_with_its_raised_from_line_is_the_exception_the_start_stoppe
     assert error["exception_type"].startswith(
         "c10::Error: RopeOperation setup failed! (torch's C++ exception, raised from OperationSetup"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-python-exception", "critical")]
-    (item,) = _items(outcome, "evidence-python-exception")
+    assert heldout.above_info(outcome) == [("evidence-python-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-python-exception")
     assert item.startswith("Rank 0: [E731 07:38:44.083365177 compiler_depend.ts:429] RopeOperation")
     # (the weights loaded; the internal-format warning above is no error)
     assert "interal format" not in str(outcome.findings)
     assert "HCCL" not in item and "device" not in item
     # (torch's exception is read: no note of a program in no form the advisor reads)
-    assert not [m for m in _said(ev) if "in no form the advisor reads" in m]
+    assert not [m for m in heldout.said(ev) if "in no form the advisor reads" in m]
 
 
 def test_a_c10_warning_with_frames_is_no_exception(tmp_path: Path) -> None:
@@ -144,7 +140,7 @@ def test_a_c10_error_without_a_rank_tag_and_a_newer_glog_head_reads_alike(tmp_pa
     (error,) = ev.failures
     assert (error["kind"], error["line"], error["rank"]) == ("python_exception", 2, None)
     assert "PagedAttentionOperation setup failed!" in error["exception_type"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 # --- a vLLM worker that did not start, under vllm-omni's stage tag -----------------------------
@@ -161,9 +157,9 @@ def test_the_executors_error_line_above_a_failed_start_is_said_and_no_exit_inven
         "rtGetDevMsg execution failed, the context is a null pointer.'"
     ) in said
     assert "(indented: the rest of a message whose first lines the copy does not hold)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-launcher-exit", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-launcher-exit", "critical")]
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-launcher-exit"]
     assert finding.message.startswith("1 vLLM worker(s) did not start")
     # (vLLM's worker_main logs the exception and returns: the file says no exit code)

@@ -11,11 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -25,11 +22,10 @@ MIG = "nvidia-smi_L_8x_rtxpro6000_blackwell_mig_4x1g.24gb_each.txt"
 LMDEPLOY = "lmdeploy_0.17_check_env_h200_nvidia_topology_literal_ansi_caret_escapes.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 _HEADER = (
     "# nThread 1 nGpus {gpus} minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 "
@@ -50,15 +46,15 @@ def test_processes_each_listing_rank_0_in_one_list_ran_alone() -> None:
     assert any(
         "12 processes each printed their own 'Rank 0' in one device list (on cnode2-002, "
         "cnode2-001): each ran the test alone, none across hosts" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("evidence-nccl-tests-solo-runs", "warning"),
         ("evidence-benchmark-cut-short", "warning"),
     ]
-    (item,) = _items(outcome, "evidence-nccl-tests-solo-runs")
+    (item,) = heldout.items(outcome, "evidence-nccl-tests-solo-runs")
     assert item.endswith("12 one-process runs on cnode2-002, cnode2-001")
     # (no longer one genuine run of one rank)
     assert "names 1 rank" not in str(outcome.findings)
@@ -124,10 +120,10 @@ def test_no_peer_access_is_cited_where_the_cannot_lines_are() -> None:
         m for f in ev.files for m in f.messages if "peer access between no GPUs" in m.message
     ]
     assert note.line == 11 and "56 ordered pair(s) CANNOT" in note.message
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-no-peer-access", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-no-peer-access")
+    assert heldout.above_info(outcome) == [("evidence-gpu-no-peer-access", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-no-peer-access")
     assert item.startswith("8 GPU(s) (TITAN RTX), every pair CANNOT Access Peer")
     assert item.endswith(f"{P2P}, line 11)")
 
@@ -141,17 +137,17 @@ def test_an_all_mig_listing_is_a_warning_naming_each_gpu() -> None:
     # MIG instances and CUDA enumerating one per process, so a training job cannot use the
     # GPUs whole (sets 555 and 609 read such listings as a healthy inventory before set 633)
     ev = _load(MIG)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any(
         "nvidia-smi -L: 8 GPU(s) (NVIDIA RTX PRO 6000 Blackwell Server Edition): "
         "GPU 0, 1, 2, 3, 4, 5, 6, 7" in m
         for m in said
     )
     assert sum("split into 4 MIG device(s) (4 x 1g.24gb)" in m for m in said) == 8
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
-    items = _items(outcome, "evidence-gpu-mig-mode")
+    assert heldout.above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    items = heldout.items(outcome, "evidence-gpu-mig-mode")
     assert [i.split(" (")[0] for i in items] == [f"GPU {n}" for n in range(8)]
     assert all("): 4 MIG instance(s) (1g.24gb, 1g.24gb, 1g.24gb, 1g.24gb)" in i for i in items)
 
@@ -162,9 +158,9 @@ def test_a_one_gpu_check_env_topology_without_a_gdr_nic_is_still_a_warning() -> 
     ev = _load(LMDEPLOY)
     (topo,) = ev.topologies
     assert topo["no_gdr_nic"] == ["GPU0"]
-    assert any("2 terminal colour code(s) taken off" in m for m in _said(ev))
-    level, outcome = _imported(ev)
+    assert any("2 terminal colour code(s) taken off" in m for m in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-topology-no-gdr-nic", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-topology-no-gdr-nic")
+    assert heldout.above_info(outcome) == [("evidence-gpu-topology-no-gdr-nic", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-topology-no-gdr-nic")
     assert item.startswith("GPU0: every NIC at PHB, NODE or SYS")

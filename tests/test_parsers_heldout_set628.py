@@ -12,11 +12,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -29,15 +26,11 @@ LSPCI = "lspci_vvv_gpud_8xh100_cx7_pex890xx_gen5_switch_ports_16gt_to_nvme_healt
 MLXLINK = "mlxlink_cx5_fw16.35_ib_sdr_4x_status_opcode_25_cable_speed_not_enabled_rst_indented.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- nvidia-smi topo -mp: the PCIe-only matrix --------------------------------------------------
@@ -55,11 +48,11 @@ def test_topo_mp_is_the_pcie_only_matrix_not_gpu_pairs_joined_only_by_sys() -> N
     # (its pairs across the sockets are SYS on PCIe; whether NVLink joins them is not in it)
     assert topo["pcie_only"] is True
     assert len(topo["sys_pairs"]) == 16
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert not [f for f in outcome.findings if f.rule_id.startswith("evidence-gpu-topology")]
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "nvidia_smi_topo: nvidia-smi topo -mp: the PCIe-only matrix, which never shows NVLink: its "
         "GPU pairs' entries are their PCIe paths, not whether NVLink joins them"
@@ -93,7 +86,7 @@ def test_a_pcie_only_matrix_is_known_by_its_command_or_by_its_legend(tmp_path: P
     # no command: a legend that names NODE and ends at PIX is -mp's
     ev = _write(tmp_path, _MATRIX + "\n")
     assert ev.topologies[0]["pcie_only"] is True
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert not [f for f in outcome.findings if f.rule_id == "evidence-gpu-topology-sys"]
 
@@ -103,9 +96,9 @@ def test_topo_m_with_nvlink_in_its_legend_still_says_pairs_only_sys(tmp_path: Pa
     ev = _write(tmp_path, "$ nvidia-smi topo -m\n" + _MATRIX + _NV_LEGEND)
     (topo,) = ev.topologies
     assert topo["pcie_only"] is False
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"  # (an info)
-    (item,) = _items(outcome, "evidence-gpu-topology-sys")
+    (item,) = heldout.items(outcome, "evidence-gpu-topology-sys")
     assert item.startswith("GPU0–GPU2, GPU0–GPU3, GPU1–GPU2, GPU1–GPU3 through SYS")
     # the command decides over the legend: -m named above a legend copied without its NV# line
     ev = _write(tmp_path, "root@node:~# nvidia-smi topo -m\n" + _MATRIX + "\n")
@@ -147,17 +140,17 @@ def test_one_ib_write_bw_run_that_failed_after_measuring_is_the_tests_set_up() -
     )
     # (the judge read a failure; review 52 fault 7: a remote access error right after perftest's
     # default 65536 B is a server started without -a, the test's set-up, so a warning)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-sizes-mismatched", "warning")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-sizes-mismatched")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-sizes-mismatched", "warning")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-sizes-mismatched")
     assert item.startswith(
         "mlx5_3 port 1 (Ethernet): RDMA_Write BW to 10.0.4.8: 381.41 Gb/s average at 65536 B, its "
         "last row (perftest's default size, the buffer of a server started without -a or -s), "
         "then: Completion with error at client (IBV_WC_REM_ACCESS_ERR"
     )
     assert item.endswith(", line 42)")
-    (info,) = _items(outcome, "evidence-rdma-perftest")
+    (info,) = heldout.items(outcome, "evidence-rdma-perftest")
     assert "not named" not in info and "before measuring" not in str(outcome.findings)
 
 
@@ -172,9 +165,9 @@ def test_the_same_run_under_one_command_line_reads_alike(tmp_path: Path) -> None
         41,
         16,
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-sizes-mismatched", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-sizes-mismatched", "warning")]
 
 
 def test_a_failure_of_a_command_typed_after_a_runs_rows_is_that_commands(tmp_path: Path) -> None:
@@ -197,9 +190,9 @@ def test_a_failure_of_a_command_typed_after_a_runs_rows_is_that_commands(tmp_pat
     )
     assert (refused["ca"], refused["perftest"]["peer"]) == ("mlx5_4", "10.0.4.9")
     assert refused["perftest"]["failed"].startswith("Couldn't connect to 10.0.4.9:18515")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-failed", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-failed", "warning")]
 
 
 # --- lspci -vvv: a 1 GbE LOM narrower than its capability ---------------------------------------
@@ -209,7 +202,7 @@ def test_a_bcm5720_lom_at_x1_of_x2_is_no_loss_to_a_job() -> None:
     ev = _load(LSPCI)
     assert ev.files[0].formats == ["lspci_link"]
     assert ev.failures == []
-    said = _said(ev)
+    said = heldout.said(ev)
     for line, fn in ((505, "0"), (588, "1")):
         assert (
             f"lspci_link: lspci: 01:00.{fn} Ethernet controller: Broadcom Inc. and subsidiaries "
@@ -220,9 +213,9 @@ def test_a_bcm5720_lom_at_x1_of_x2_is_no_loss_to_a_job() -> None:
     gpus = [m for m in said if "NVIDIA Corporation Device 2330" in m]
     assert len(gpus) == 8
     assert all(m.endswith("PCIe link 32GT/s x16 against its 32GT/s x16 capability") for m in gpus)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def _nic(name: str) -> str:
@@ -265,10 +258,10 @@ def test_mlxlink_port_at_4x_sdr_with_cable_speed_not_enabled_is_a_failure() -> N
         "status opcode 25 (group opcode PHY FW); its recommendation: Cable speed not enabled",
         18,
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-hca-link-firmware-trouble", "critical")]
-    (item,) = _items(outcome, "evidence-hca-link-firmware-trouble")
+    assert heldout.above_info(outcome) == [("evidence-hca-link-firmware-trouble", "critical")]
+    (item,) = heldout.items(outcome, "evidence-hca-link-firmware-trouble")
     assert item.startswith(
         "the device mlxlink was asked port 1 at 10 Gb/s InfiniBand: status opcode 25 (group "
         "opcode PHY FW); its recommendation: Cable speed not enabled ("
@@ -289,7 +282,7 @@ def test_mlxlink_troubleshooting_opcode_0_or_na_is_no_trouble(tmp_path: Path) ->
         )
         (port,) = ev.hca_ports
         assert (port["ca"], port["rate_gbps"], port["trouble"]) == ("mlx5_2", 100.0, None)
-        assert _imported(ev)[0] == "READY", opcode
+        assert heldout.imported(ev)[0] == "READY", opcode
 
 
 def test_a_down_port_whose_opcode_says_why_is_the_not_active_rules(tmp_path: Path) -> None:
@@ -302,8 +295,8 @@ def test_a_down_port_whose_opcode_says_why_is_the_not_active_rules(tmp_path: Pat
     ev = _write(tmp_path, "$ mlxlink -d mlx5_1 -p 1\n" + text)
     (port,) = ev.hca_ports
     assert (port["active"], port["trouble_line"]) == (False, 19)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert "evidence-hca-link-firmware-trouble" not in {f.rule_id for f in outcome.findings}
-    (item,) = _items(outcome, "evidence-hca-port-not-active")
+    (item,) = heldout.items(outcome, "evidence-hca-port-not-active")
     assert item.startswith("mlx5_1 port 1:")

@@ -10,11 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -23,11 +20,10 @@ TIMINGS = "nccl534_nccl2223_single_node_8xh100_init_timings_healthy_cut.log"
 RING = "nccl577_ngc2109_bert_slurm_taskprefix_ring0_not_loop_back_internal_error_barrier.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- a trace that a later WARN of the same process takes over ---------------------------------
@@ -56,9 +52,9 @@ def test_a_socket_closed_by_its_own_host_names_the_local_process_that_failed() -
         in said
     )
     assert "Cuda failure 'out of memory'" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-warning", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-nccl-warning", "critical")]
 
 
 def test_a_peer_on_another_host_names_no_local_process(tmp_path: Path) -> None:
@@ -78,16 +74,16 @@ def test_a_peer_on_another_host_names_no_local_process(tmp_path: Path) -> None:
 
 def test_nccl_2_22_init_timings_say_the_communicator_and_its_ranks() -> None:
     ev = _load(TIMINGS)
-    (timings,) = [m for m in _said(ev) if "Init timings" in m]
+    (timings,) = [m for m in heldout.said(ev) if "Init timings" in m]
     assert (
         "a communicator of 8 rank(s) (its Init timings) took 2.45-2.46 s on the 6 rank(s) this "
         "log shows (1, 2, 3, 5, 6, 7)" in timings
     )
     assert "spent 1.60 s of its 2.46 s in bootstrap" in timings
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_prefixed_2_22_timing_line_reads_the_same(tmp_path: Path) -> None:
@@ -97,7 +93,7 @@ def test_a_prefixed_2_22_timing_line_reads_the_same(tmp_path: Path) -> None:
         "(kernels 0.20, bootstrap 0.30, allgathers 0.01, topo 0.35, graphs 0.02, connections "
         "0.03, rest 0.00)\n",
     )
-    (timings,) = [m for m in _said(ev) if "Init timings" in m]
+    (timings,) = [m for m in heldout.said(ev) if "Init timings" in m]
     assert "a communicator of 16 rank(s) (its Init timings) took 0.91 s on the 1 rank(s)" in timings
     assert "0.35 s of its 0.91 s in topo" in timings
 
@@ -113,7 +109,7 @@ def test_slurm_tasks_next_line_is_not_nccls_last_error() -> None:
         (54, 13, "ncclInternalError"),
     ]
     assert not [f for f in calls if "Last error" in f["message"] or "barrier" in f["message"]]
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     assert "group.barrier" not in str(outcome.findings)
     (ring,) = [f for f in ev.failures if f["kind"] == "nccl_warning"]
     assert (ring["rank"], ring["device"], ring["host"]) == (52, 4, "ip-0A0C04E3")

@@ -9,11 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 from tests.test_parsers_heldout_set624 import _WARNING
 
 HELDOUT = DATA / "evidence_heldout_68"
@@ -23,15 +21,14 @@ WRAPPED = "deepspeed_fp16_overflow_hysteresis_8192_repeating_terminal_wrapped_sc
 _PREFIX = "[2024-11-04 11:41:27,602] [INFO] [loss_scaler.py:190:update_scale] [deepspeed] "
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _note(ev: EvidenceFacts) -> str:
-    (note,) = [m for m in _said(ev) if "loss scaler" in m]
+    (note,) = [m for m in heldout.said(ev) if "loss scaler" in m]
     return note
 
 
@@ -44,9 +41,9 @@ def test_wrapped_overflow_lines_are_all_read_as_the_scalers_steady_state() -> No
     # halving every window is that edge (NVIDIA/apex#864: "the scaling factor is being
     # downgraded to the same value, so it should be fine"): a note, no warning)
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     note = _note(ev)
     assert note.startswith(
         "log: DeepSpeed's fp16 loss scaler: 7 fp16 overflow(s) skipped their step on rank 0, the "
@@ -105,7 +102,7 @@ def test_wrapped_overflows_down_to_the_minimum_still_warn(tmp_path: Path) -> Non
     (overflow,) = ev.failures
     assert (overflow["kind"], overflow["line"]) == ("fp16_overflow", 3)
     assert "falling from 64 to 1" in overflow["exception_type"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -133,9 +130,9 @@ def test_a_ready_ranks_list_wrapped_onto_the_next_line_is_read() -> None:
     assert "rank 0 had not submitted allreduce.conv1.weight and 14 more (allreduce)" in said
     assert "rank 6 had not submitted allreduce.conv1.weight and 14 more (allreduce)" in said
     assert "the ranks that had submitted (1, 2, 3, 4, 5, 7)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-horovod-stall", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-horovod-stall", "warning")]
 
 
 def test_a_missing_ranks_list_wrapped_so_is_read_alike(tmp_path: Path) -> None:

@@ -9,11 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -27,12 +25,11 @@ UPGRADE_TOOL = "upgrade_tool_component_version_7_5_0_2_220_device0_nve_succeed.t
 PENDING = "evidence-ascend-package-reboot-pending"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
-_write_log = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.txt")
+_write_log = partial(heldout.load_copy, name="copy.log")
 
 
 # --- MindCluster's hccn_tool -stat counter CSV -------------------------------------------------
@@ -49,15 +46,15 @@ def test_mindclusters_stat_csv_is_npu_0s_counters_all_errors_zero() -> None:
     assert port["stat_errors"] == {}
     # (a spreadsheet's rounded octet count is no count)
     assert "mac_tx_total_oct_num" not in port["stat"]
-    (note,) = [m for m in _said(ev) if "hccn_tool -stat samples" in m]
+    (note,) = [m for m in heldout.said(ev) if "hccn_tool -stat samples" in m]
     assert "NPU 0: 3 sample(s) over 4 s" in note
     assert "every error and bad-packet counter 0" in note
     assert "PFC pause frames on priority 4" in note
     assert "congestion" not in note and "grew" not in note
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_stat_csv_whose_error_counter_grows_is_said_and_judged(tmp_path: Path) -> None:
@@ -72,15 +69,15 @@ def test_a_stat_csv_whose_error_counter_grows_is_said_and_judged(tmp_path: Path)
     )
     (port,) = ev.npu_ports
     assert (port["device"], port["stat_errors"]) == (3, {"roce_rx_err_pkt_num": 9})
-    said = _said(ev)
+    said = heldout.said(ev)
     (note,) = [m for m in said if "hccn_tool -stat samples" in m]
     assert "NPU 3: 2 sample(s) over 2 s" in note
     assert "error counters not 0: roce_rx_err_pkt_num 9" in note
     assert "grew between its samples: roce_rx_err_pkt_num +4" in note
     assert "congestion notifications: roce_rx_cnp_pkt_num 12" in note
     assert any("cut, or not a sample" in m for m in said)  # (the last row, cut)
-    _, outcome = _imported(ev)
-    assert ("evidence-npu-roce-errors", "warning") in _above_info(outcome)
+    _, outcome = heldout.imported(ev)
+    assert ("evidence-npu-roce-errors", "warning") in heldout.above_info(outcome)
 
 
 # --- the driver's and the firmware's run package installers -----------------------------------
@@ -91,7 +88,7 @@ def test_the_driver_installed_waits_for_a_reboot() -> None:
     (pending,) = ev.failures
     assert (pending["kind"], pending["line"]) == ("npu_package_reboot_pending", 14)
     assert "Ascend driver package installed" in pending["exception_type"]
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any(
         "Ascend package installer: [Driver] run" in m
         and "'Driver package installed successfully! Reboot needed for installation/upgrade to "
@@ -100,10 +97,10 @@ def test_the_driver_installed_waits_for_a_reboot() -> None:
         for m in said
     )
     assert not any("first error line" in m or "no form the advisor reads" in m for m in said)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [(PENDING, "warning")]
-    (item,) = _items(outcome, PENDING)
+    assert heldout.above_info(outcome) == [(PENDING, "warning")]
+    (item,) = heldout.items(outcome, PENDING)
     assert "line 14" in item
 
 
@@ -112,10 +109,10 @@ def test_the_firmware_upgraded_on_8_chips_waits_for_a_reboot() -> None:
     (pending,) = ev.failures
     assert (pending["kind"], pending["line"]) == ("npu_package_reboot_pending", 14)
     assert "Ascend firmware package installed, 8 chip(s) upgraded" in pending["exception_type"]
-    assert any("8 chip(s) upgraded (line 13)" in m for m in _said(ev))
-    level, outcome = _imported(ev)
+    assert any("8 chip(s) upgraded (line 13)" in m for m in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [(PENDING, "warning")]
+    assert heldout.above_info(outcome) == [(PENDING, "warning")]
 
 
 def test_a_driver_the_hot_reset_loaded_waits_for_nothing(tmp_path: Path) -> None:
@@ -128,8 +125,8 @@ def test_a_driver_the_hot_reset_loaded_waits_for_nothing(tmp_path: Path) -> None
         "The new version takes effect immediately. \x1b[0m\n",
     )
     assert not ev.failures
-    assert any("takes effect immediately" in m for m in _said(ev))
-    level, _ = _imported(ev)
+    assert any("takes effect immediately" in m for m in heldout.said(ev))
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -160,14 +157,14 @@ def test_an_installer_that_failed_is_no_reboot_pending(tmp_path: Path) -> None:
 def test_upgrade_tool_says_npu_0s_firmware_version() -> None:
     ev = _load(UPGRADE_TOOL)
     assert ev.files[0].formats == ["ascend_notes"]
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "ascend_notes: upgrade-tool --version: NPU 0's firmware component(s): nve 7.5.0.2.220 "
         "(componentType 0); the versions it runs, not judged"
     ]
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_upgrade_tool_over_two_devices_under_its_command(tmp_path: Path) -> None:
@@ -185,7 +182,7 @@ def test_upgrade_tool_over_two_devices_under_its_command(tmp_path: Path) -> None
         '\t{"device_id":1, "component":nve, "version":7.7.5.0.b019}\n'
         "}\n",
     )
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "ascend_notes: upgrade-tool --version: NPU 0's firmware component(s): nve 7.7.5.0.b019 "
         "(componentType 0), uefi 7.7.5.0.b019 (componentType 3); the versions it runs, not "
         "judged",

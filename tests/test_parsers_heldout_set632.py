@@ -12,13 +12,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
 from tests.test_parsers_heldout_set569 import each_linear
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -27,11 +24,10 @@ TSD = "vime434_npu_dp_weight_update_interleaved_worker_prefixes_e39999_tsdopen_d
 BENCH = "vllm_ascend11751_bench_serve_qwen3_vl_8b_200_of_200_ok_healthy_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- the engine core's fatal error above a cut traceback ------------------------------------------
@@ -49,7 +45,7 @@ def test_the_fatal_error_line_above_a_cut_traceback_is_its_first_line() -> None:
     assert "met a fatal error while serving" in failed["exception_type"]
     # (nothing in the copy names a device, a rank or a process)
     assert (failed["device"], failed["rank"], failed["pid"]) == (None, None, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     assert "line 1)" in str(outcome.findings)
     assert "line 2)" not in str(outcome.findings)
@@ -73,10 +69,10 @@ def test_the_e39999_heading_and_its_tsdopen_line_are_one_device_that_did_not_sta
         "device 9 did not start: its TSD client could not open it (TsdOpen failed, tdt error 1); "
         'torch_npu\'s words above it, line 2: "Failed to start the device."'
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-hccl-other-error", "critical")]
-    (item,) = _items(outcome, "evidence-hccl-other-error")
+    assert heldout.above_info(outcome) == [("evidence-hccl-other-error", "critical")]
+    (item,) = heldout.items(outcome, "evidence-hccl-other-error")
     # (set 692: the worker its prefix names, the inner one with the error's own PID, is said)
     assert item.startswith("E39999 on Worker under VLLMEngine (pid 3600530) (device 9): ")
     assert "device 9 did not start" in item and "line 8)" in item
@@ -121,13 +117,13 @@ def test_an_unprefixed_heading_still_takes_its_next_line(tmp_path: Path) -> None
 def test_a_serving_benchmark_report_alone_is_read_healthy() -> None:
     ev = _load(BENCH)
     assert (ev.files[0].formats, ev.failures) == (["log"], [])
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "log: vLLM's serving benchmark report: 200 request(s) succeeded, 0 failed; 0.98 req/s, "
         "output 125.64 tok/s, mean TTFT 98.12 ms, P99 TTFT 153.96 ms, mean TPOT 29.25 ms, over "
         "203.76 s"
     ]
-    level, outcome = _imported(ev)
-    assert (level, _above_info(outcome)) == ("READY", [])
+    level, outcome = heldout.imported(ev)
+    assert (level, heldout.above_info(outcome)) == ("READY", [])
 
 
 def test_failed_requests_are_a_warning_and_an_older_report_is_read(tmp_path: Path) -> None:
@@ -146,8 +142,8 @@ def test_failed_requests_are_a_warning_and_an_older_report_is_read(tmp_path: Pat
     assert failed["exception_type"].startswith(
         "vLLM's serving benchmark: 10 of 200 request(s) failed"
     )
-    level, outcome = _imported(ev)
-    assert (level, _above_info(outcome)) == (
+    level, outcome = heldout.imported(ev)
+    assert (level, heldout.above_info(outcome)) == (
         "READY WITH WARNINGS",
         [("evidence-log-error", "warning")],
     )
@@ -168,7 +164,7 @@ def test_failed_requests_are_a_warning_and_an_older_report_is_read(tmp_path: Pat
     )
     ev = _write(tmp_path, old)
     assert ev.failures == []
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "log: vLLM's serving benchmark report: 32 request(s) succeeded, no count of failed ones "
         f"(an older release's); {rate} req/s"
         for rate in ("0.21", "0.16")

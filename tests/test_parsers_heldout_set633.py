@@ -12,11 +12,8 @@ import json
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -27,11 +24,10 @@ MASKED = (
 STATION = "nvidia_smi_L_dgx_station_a100_mig_3g40gb_on_gpu2_gpu4_dgx_display_hash_commented_in_pbs_script.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- dcgmi diag kept as one JSON string ---------------------------------------------------------
@@ -43,12 +39,12 @@ def test_a_dcgm_diag_kept_as_one_escaped_json_string_is_read_as_its_table() -> N
     assert any(
         "an output kept as one JSON string on line 1 (its line breaks written '\\n') read as "
         "the 40 lines it holds" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-dcgm-diag-failed", "critical")]
-    (item,) = _items(outcome, "evidence-dcgm-diag-failed")
+    assert heldout.above_info(outcome) == [("evidence-dcgm-diag-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-dcgm-diag-failed")
     assert item.startswith(
         "Targeted Power (Stress): Fail - GPU: 1: Warning: GPU 1 Max power of 224.1"
     )
@@ -63,14 +59,14 @@ def test_an_ansible_stdout_string_cut_before_its_closing_quote_is_read_too(tmp_p
     cut = '    "stdout": ' + json.dumps(held)[:-1]
     ev = _write(tmp_path, "{\n" + cut + "\n")
     assert [f.formats for f in ev.files] == [["dcgm_diag"]]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-dcgm-diag-failed", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-dcgm-diag-failed", "critical")]
 
 
 def test_a_json_message_with_one_or_two_line_breaks_is_left_as_it_is(tmp_path: Path) -> None:
     ev = _write(tmp_path, '{"msg": "Successfully ran diagnostic for group.\\nDone\\n"}\n')
-    assert not any("kept as one JSON string" in m for m in _said(ev))
+    assert not any("kept as one JSON string" in m for m in heldout.said(ev))
 
 
 # --- nvidia-smi -L: masked UUIDs, a gap, MIG ------------------------------------------------------
@@ -78,7 +74,7 @@ def test_a_json_message_with_one_or_two_line_breaks_is_left_as_it_is(tmp_path: P
 
 def test_a_listing_with_masked_uuids_is_read_its_gap_and_mig_gpus_said() -> None:
     ev = _load(MASKED)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any(
         "nvidia-smi -L: 7 GPU(s) (NVIDIA A100-SXM4-80GB): GPU 0, 1, 3, 4, 5, 6, 7; GPU 2 not "
         "listed (nvidia-smi numbers its GPUs from 0 without a gap)" in m
@@ -90,11 +86,11 @@ def test_a_listing_with_masked_uuids_is_read_its_gap_and_mig_gpus_said() -> None
         (3, ["2g.20gb"]),
         (4, ["3g.40gb"]),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # a warning: a gap in a copy is no failure, and GPU 2 is not said to be missing as a fault
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
-    items = _items(outcome, "evidence-gpu-mig-mode")
+    assert heldout.above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    items = heldout.items(outcome, "evidence-gpu-mig-mode")
     assert items[0].startswith(
         "GPU 0 (NVIDIA A100-SXM4-80GB): 2 MIG instance(s) (4g.40gb, 3g.40gb)"
     )
@@ -108,10 +104,11 @@ def test_uuids_masked_whole_are_each_their_own_gpu(tmp_path: Path) -> None:
         "".join(f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: {masked})\n" for i in range(4)),
     )
     assert any(
-        "nvidia-smi -L: 4 GPU(s) (NVIDIA H100 80GB HBM3): GPU 0, 1, 2, 3" in m for m in _said(ev)
+        "nvidia-smi -L: 4 GPU(s) (NVIDIA H100 80GB HBM3): GPU 0, 1, 2, 3" in m
+        for m in heldout.said(ev)
     )
-    assert not any("again" in m for m in _said(ev))
-    level, _ = _imported(ev)
+    assert not any("again" in m for m in heldout.said(ev))
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -120,12 +117,12 @@ def test_the_dgx_station_listing_warns_of_its_two_mig_gpus() -> None:
     assert any(
         "nvidia-smi -L: 5 GPU(s) (NVIDIA A100-SXM4-80GB, NVIDIA DGX Display): GPU 0, 1, 2, 3, 4"
         in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
-    assert _items(outcome, "evidence-gpu-mig-mode") == [
+    assert heldout.above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    assert heldout.items(outcome, "evidence-gpu-mig-mode") == [
         "GPU 2 (NVIDIA A100-SXM4-80GB): 2 MIG instance(s) (3g.40gb, 3g.40gb) "
         f"({HELDOUT / STATION}, line 3)",
         "GPU 4 (NVIDIA A100-SXM4-80GB): 2 MIG instance(s) (3g.40gb, 3g.40gb) "
@@ -140,7 +137,7 @@ def test_mig_mode_enabled_in_a_query_gpu_csv_is_the_same_warning(tmp_path: Path)
         "0, NVIDIA A100-SXM4-80GB, Enabled\n"
         "1, NVIDIA A100-SXM4-80GB, Disabled\n",
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-gpu-mig-mode")
+    (item,) = heldout.items(outcome, "evidence-gpu-mig-mode")
     assert item.startswith("GPU 0 (NVIDIA A100-SXM4-80GB): MIG mode Enabled")

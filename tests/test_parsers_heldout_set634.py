@@ -12,11 +12,8 @@ import json
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -39,15 +36,11 @@ MSTCONFIG = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- perftest: a copy with no bandwidth figure --------------------------------------------------
@@ -64,16 +57,16 @@ def test_a_perftest_row_cut_after_its_iterations_is_no_result() -> None:
         "10.255.255.4",
     )
     assert (run["rows"], run["failed"], run["cut_row_line"]) == ([], None, 26)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "perftest: perftest on mlx5_0: its report row is cut after #bytes and #iterations, before "
         "its figures"
     ) in said
     assert not [m for m in said if "no report row" in m]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-no-result", "warning")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-no-result")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-no-result", "warning")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-no-result")
     assert item.startswith(
         "mlx5_0 port 1 (Ethernet): RDMA_Write BW to 10.255.255.4: its report row cut after "
         "#bytes and #iterations, no figure ("
@@ -99,10 +92,10 @@ def test_perftest_settings_and_gids_alone_are_no_result() -> None:
             None,
         ), name
         assert run["cut_row_line"] is None
-        level, outcome = _imported(ev)
+        level, outcome = heldout.imported(ev)
         assert level == "READY WITH WARNINGS", name
-        assert _above_info(outcome) == [("evidence-rdma-perftest-no-result", "warning")]
-        (item,) = _items(outcome, "evidence-rdma-perftest-no-result")
+        assert heldout.above_info(outcome) == [("evidence-rdma-perftest-no-result", "warning")]
+        (item,) = heldout.items(outcome, "evidence-rdma-perftest-no-result")
         assert item.startswith(f"{ca} port 1 ({link}): RDMA_Write BW")
         assert "no report row after its settings" in item
         assert item.endswith(f", line {line})"), name
@@ -117,7 +110,7 @@ def test_the_whole_row_of_the_same_run_is_a_result(tmp_path: Path) -> None:
     ev = _write(tmp_path, "root@node1:~# ib_write_bw -D 10 -d mlx5_0\n" + text)
     run = ev.hca_ports[0]["perftest"]
     assert (len(run["rows"]), run["cut_row_line"]) == (1, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert "evidence-rdma-perftest-no-result" not in {f.rule_id for f in outcome.findings}
 
@@ -137,9 +130,9 @@ def test_a_cut_row_of_a_latency_test_is_no_result_too(tmp_path: Path) -> None:
     )
     run = ev.hca_ports[0]["perftest"]
     assert (run["rows"], run["cut_row_line"]) == ([], 9)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-no-result", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-no-result", "warning")]
 
 
 # --- mlxconfig query inside a JSON log field ----------------------------------------------------
@@ -149,7 +142,7 @@ def test_an_mlxconfig_query_in_a_json_log_field_is_read() -> None:
     ev = _load(MLXCONFIG_JSON)
     assert ev.files[0].formats == ["mlxconfig"]
     assert ev.failures == []
-    said = _said(ev)
+    said = heldout.said(ev)
     assert (
         "mlxconfig: mlxconfig query: ConnectX6LX (0108:00:00.0), 7 setting(s); firmware "
         "settings, not judged"
@@ -158,9 +151,9 @@ def test_an_mlxconfig_query_in_a_json_log_field_is_read() -> None:
         "2 line(s) carrying an output in one string, its line breaks escaped ('\\n'), read as "
         "the lines it holds: line numbers from there on count them"
     ) in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def _query(roce: str) -> str:
@@ -196,7 +189,7 @@ def test_an_error_message_with_a_few_escaped_breaks_is_left_as_it_is(tmp_path: P
     # (under ESCAPED_BREAKS_MIN escapes: a message's own, not an output carried whole)
     text = '{"level": "error", "msg": "RunCommand()", "output": "\\nDevice #1:\\n---\\n"}\n'
     ev = _write(tmp_path, text)
-    assert not [m for m in _said(ev) if "line breaks escaped" in m]
+    assert not [m for m in heldout.said(ev) if "line breaks escaped" in m]
 
 
 # --- mstconfig / mlxconfig: "-E-" ----------------------------------------------------------------
@@ -215,10 +208,10 @@ def test_mstconfig_that_could_not_open_the_device_is_a_failure() -> None:
     assert failure["exception_type"] == (
         "mstconfig -d 0000:18:00.0: Failed to open the device (exit status 3)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nic-config-tool-unopened", "critical")]
-    (item,) = _items(outcome, "evidence-nic-config-tool-unopened")
+    assert heldout.above_info(outcome) == [("evidence-nic-config-tool-unopened", "critical")]
+    (item,) = heldout.items(outcome, "evidence-nic-config-tool-unopened")
     assert item.startswith("mstconfig -d 0000:18:00.0: Failed to open the device (exit status 3)")
     assert item.endswith(", line 3)")
 
@@ -236,7 +229,7 @@ def test_mlxconfig_at_a_prompt_that_could_not_open_the_device(tmp_path: Path) ->
         None,
         "mlxconfig -d /dev/mst/mt4125_pciconf0: Failed to open the device",
     )
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_another_mlxconfig_error_is_a_warning(tmp_path: Path) -> None:
@@ -249,9 +242,9 @@ def test_another_mlxconfig_error_is_a_warning(tmp_path: Path) -> None:
         "error",
         "mlxconfig -d 4b:00.0: Unknown Parameter: FOO_BAR",
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nic-config-tool-error", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nic-config-tool-error", "warning")]
 
 
 def test_an_error_line_far_below_the_command_is_not_its(tmp_path: Path) -> None:

@@ -11,12 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers.logs import STARTUP_FALLBACK
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -24,11 +21,10 @@ NVML = "nccl2.12.12_gcn6_ib_roce_nvmlDeviceGetHandleByPciBusId_not_found_warn_ow
 BARE = "nccl2.20.3_unprefixed_netplugin_v8_symbol_not_found_info_only_nccl1292.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- an NVML query NCCL's caller went past -------------------------------------------------------
@@ -45,10 +41,10 @@ def test_an_nvml_warn_its_process_went_on_past_is_a_warning() -> None:
     assert "went on with its set-up, line 15" in warns[0]["message"]
     assert "went on with its set-up, line 14" in warns[1]["message"]
     assert all("passed up" not in f["message"] for f in warns)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
-    said = _said(ev)
+    assert heldout.above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
+    said = heldout.said(ev)
     assert "log: NCCL 2.12.12+cuda11.7" in said
     assert "log: gcn6: NCCL's bootstrap uses eno1np0:172.18.62.6" in said
 
@@ -68,9 +64,9 @@ def test_an_nvml_warn_with_a_traced_result_is_still_an_error(tmp_path: Path) -> 
     (warn,) = [f for f in ev.failures if f["kind"] == "nccl_warning"]
     assert warn["exception_type"] != STARTUP_FALLBACK
     assert "2 = ncclSystemError passed up through graph/xml.cc" in warn["message"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-nccl-warning", "critical") in _above_info(outcome)
+    assert ("evidence-nccl-warning", "critical") in heldout.above_info(outcome)
 
 
 def test_an_nvml_warn_the_log_ends_on_is_still_an_error(tmp_path: Path) -> None:
@@ -87,7 +83,7 @@ def test_an_nvml_warn_the_log_ends_on_is_still_an_error(tmp_path: Path) -> None:
     (warn,) = [f for f in ev.failures if f["kind"] == "nccl_warning"]
     # (another process's going on says nothing of this one, nor a communicator's start)
     assert warn["exception_type"] != STARTUP_FALLBACK
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -107,7 +103,7 @@ def test_a_prefixed_copy_with_other_devices_reads_the_same(tmp_path: Path) -> No
         ("gpu-b07", 3, STARTUP_FALLBACK),
     ]
     assert all("went on with its set-up, line 3" in f["message"] for f in warns)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -116,14 +112,14 @@ def test_a_prefixed_copy_with_other_devices_reads_the_same(tmp_path: Path) -> No
 
 def test_a_prefixless_nccl_start_says_its_version_and_cuda_driver() -> None:
     ev = _load(BARE)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert "log: NCCL 2.20.3+cuda12.4" in said
     assert "log: the CUDA driver NCCL found: 12.4 (cudaDriverVersion 12040)" in said
     assert not [m for m in said if "no form the advisor reads" in m]
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_quoted_prefixless_start_and_two_hosts_drivers(tmp_path: Path) -> None:
@@ -131,8 +127,8 @@ def test_a_quoted_prefixless_start_and_two_hosts_drivers(tmp_path: Path) -> None
         tmp_path,
         "> NCCL INFO cudaDriverVersion 11080\n> NCCL version 2.15.5+cuda11.8\n",
     )
-    assert "log: NCCL 2.15.5+cuda11.8" in _said(ev)
-    assert "log: the CUDA driver NCCL found: 11.8 (cudaDriverVersion 11080)" in _said(ev)
+    assert "log: NCCL 2.15.5+cuda11.8" in heldout.said(ev)
+    assert "log: the CUDA driver NCCL found: 11.8 (cudaDriverVersion 11080)" in heldout.said(ev)
     ev = _write(
         tmp_path,
         "a1:10:10 [0] NCCL INFO cudaDriverVersion 12040\n"
@@ -142,10 +138,10 @@ def test_a_quoted_prefixless_start_and_two_hosts_drivers(tmp_path: Path) -> None
     )
     assert (
         "log: the CUDA drivers NCCL found: 12.2 (cudaDriverVersion 12020) and 12.4 "
-        "(cudaDriverVersion 12040)" in _said(ev)
+        "(cudaDriverVersion 12040)" in heldout.said(ev)
     )
 
 
 def test_a_version_line_alone_in_prose_is_no_nccl_log(tmp_path: Path) -> None:
     ev = _write(tmp_path, "We upgraded last week.\nNCCL version 2.20.3+cuda12.4\nStill slow.\n")
-    assert not [m for m in _said(ev) if "NCCL 2.20.3" in m]
+    assert not [m for m in heldout.said(ev) if "NCCL 2.20.3" in m]

@@ -10,11 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_68"
 
@@ -60,11 +58,10 @@ _MPIRUN = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _kinds(ev: EvidenceFacts) -> list[tuple[str, int]]:
@@ -90,9 +87,9 @@ def test_a_stall_horovod_then_shut_down_on_is_the_root_cause() -> None:
     assert "Horovod then shut down (line 32)" in said
     # (rank 1's exit after the shutdown is its consequence, not the first failure)
     assert (mpirun["rank"], mpirun["exit_code"], mpirun["root_cause"]) == (1, 1, False)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("evidence-horovod-deadlock", "critical"),
         ("evidence-horovod-shutdown", "critical"),
         ("evidence-launcher-exit", "critical"),
@@ -130,9 +127,9 @@ def test_keras_progress_bar_lines_of_a_healthy_run_are_its_loss(tmp_path: Path) 
     assert any(
         "a training loop's loss lines: 2 epoch(s) logged, from epoch 1 of 2, batch 469 of 469 "
         "(loss 0.2931) to epoch 2 of 2, batch 469 of 469 (loss 0.1025)" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -145,11 +142,11 @@ def test_nemo_bar_with_reduced_train_loss_is_a_healthy_loop() -> None:
     assert ev.failures == []
     assert any(
         "a training loop's loss lines: 1 step(s) logged, from step 7 of 15 (loss 11.50)" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_lightning_bar_with_train_loss_step_reads_alike(tmp_path: Path) -> None:
@@ -159,7 +156,7 @@ def test_lightning_bar_with_train_loss_step_reads_alike(tmp_path: Path) -> None:
         "Epoch 2:  41%|####1     | 41/100 [00:10<00:15, 3.91it/s, v_num=3, train_loss_step=0.702]\n",
     )
     assert ev.failures == []
-    assert any("(loss 0.713)" in m and "(loss 0.702)" in m for m in _said(ev))
+    assert any("(loss 0.713)" in m and "(loss 0.702)" in m for m in heldout.said(ev))
 
 
 def test_a_bar_whose_only_loss_is_a_validation_loss_is_not_read_as_training(
@@ -183,9 +180,9 @@ def test_engine_core_fatal_error_is_the_engine_dying() -> None:
         "vLLM (its engine core met a fatal error while serving and stopped"
     )
     assert "cut before its exception" in core["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-launcher-exit", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-launcher-exit", "critical")]
     # (the dump above it is the step that failed, not a program's first error line)
     assert "dump_input.py:76" not in str(outcome.findings)
 
@@ -215,9 +212,9 @@ def test_the_workers_cuda_error_above_the_failed_start_is_its_cause() -> None:
     assert cuda["exception_type"] == "an illegal memory access was encountered"
     assert cuda["message"].startswith("torch.AcceleratorError: CUDA error: an illegal memory")
     assert (cuda["worker"], cuda["pid"]) == ("Worker_PP0", 23220)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-cuda-error", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-cuda-error", "critical")]
     assert "the traceback under it says why" not in str(outcome.findings)
 
 

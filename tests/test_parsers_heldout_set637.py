@@ -10,23 +10,20 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import logs
+from tests import heldout
 from tests.conftest import DATA
 from tests.test_parsers_heldout_set569 import each_linear
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_69"
 
 PYPTO = "cann_kernel_launch_507018_aicpu_kfc_nullptr_device0_pypto_faq.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 _CALLBACK = (
     "ErrorTracking callback in, task_id = {task}, stream_id = 3.\n"
@@ -74,10 +71,10 @@ def test_the_exception_callbacks_task_is_the_failure_with_its_device_log() -> No
     # nothing invented: no process (tid 6495 is a thread), rank, call, nor the "(null)" kernel
     assert (failure["pid"], failure["rank"], failure["call"]) == (None, None, None)
     assert "kernel " not in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-runtime-error", "critical")]
-    (item,) = _items(outcome, "evidence-npu-runtime-error")
+    assert heldout.above_info(outcome) == [("evidence-npu-runtime-error", "critical")]
+    (item,) = heldout.items(outcome, "evidence-npu-runtime-error")
     assert "(device 0): the runtime reported 507018 = ACL_ERROR_RT_AICPU_EXCEPTION: " in item
     assert "the failed task: device 0, stream 3, task 0" in item
     assert "line 4; the same process again on 1 more line(s): 8)" in item

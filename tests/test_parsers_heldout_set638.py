@@ -10,10 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_69"
 
@@ -21,11 +20,10 @@ MINDIE = "gpustack3153_mindie_2.1rc2_910b2_llm_init_warn_config_permission_profi
 CHIP = "tilelang995_torchnpu_maskedselect_507015_ez9999_pid_prefix_chip1_core37_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _kinds(ev: EvidenceFacts) -> list[tuple[str, int]]:
@@ -49,9 +47,9 @@ def test_mindie_permission_check_warned_is_a_warning() -> None:
     )
     # (nothing invented: no device, rank or code the lines do not give)
     assert (warned["device"], warned["rank"], warned["code"]) == (None, None, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-file-permission-warning", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-file-permission-warning", "warning")]
 
 
 def test_mindie_permission_check_cut_or_quoted_or_other_wording(tmp_path: Path) -> None:
@@ -60,7 +58,7 @@ def test_mindie_permission_check_cut_or_quoted_or_other_wording(tmp_path: Path) 
     ev = _write(tmp_path, line + "\n")
     assert _kinds(ev) == [("file_permission_warning", 1)]
     assert "runtime had started" not in ev.failures[0]["exception_type"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
     # a Markdown quote of another version's wording (the path after "for file"), at WARNING,
     # on the group's class
     ev = _write(
@@ -99,9 +97,9 @@ def test_a_core_exception_by_its_chip_is_on_the_process_device() -> None:
         "exception of fftsplus aivector exception on core 37: The UB address accessed by the VEC "
         "instruction is not aligned (the report's chip 1)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert {r for r, _ in _above_info(outcome)} == {
+    assert {r for r, _ in heldout.above_info(outcome)} == {
         "evidence-npu-device-exception",
         "evidence-npu-runtime-error",
     }

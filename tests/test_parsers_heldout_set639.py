@@ -12,12 +12,9 @@ import time
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import GBYTES_TO_GBITS, logs
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_69"
 
@@ -33,11 +30,10 @@ DMON = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- mscclpp-test: in-place figures only ----------------------------------------------------------
@@ -53,10 +49,10 @@ def test_an_in_place_only_table_reads_its_busbw_from_the_in_place_half() -> None
     assert row["busbw_gbps"] == 229.44 * GBYTES_TO_GBITS
     assert bench["avg_busbw_gbps"] == bench["peak_busbw_gbps"] == row["busbw_gbps"]
     assert bench["ranks"] is None and bench["wrong_total"] == 0
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (item,) = _items(outcome, "evidence-benchmark-busbw")
+    assert heldout.above_info(outcome) == []
+    (item,) = heldout.items(outcome, "evidence-benchmark-busbw")
     assert "average busbw 1835.5 Gbit/s, peak 1835.5 Gbit/s" in item
     assert "in-place busbw by size: 4089446400 B 1835.5;" in item
     assert "out-of-place" not in item
@@ -100,9 +96,9 @@ def test_each_process_failure_is_counted_with_its_own_warn() -> None:
         )
         for f in failed
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    items = _items(outcome, "evidence-nccl-call-failed")
+    items = heldout.items(outcome, "evidence-nccl-call-failed")
     assert len(items) == 4
     assert not any("no WARN line" in i for i in items)
 
@@ -142,10 +138,10 @@ def test_dmon_watches_refused_is_a_warning_not_a_gpu_fault() -> None:
     assert refused["line"] == 4
     assert "(Result -6: Feature not supported)" in refused["exception_type"]
     assert not ev.gpus and not ev.nvlinks
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-dcgmi-dmon-watch-refused", "warning")]
-    (item,) = _items(outcome, "evidence-dcgmi-dmon-watch-refused")
+    assert heldout.above_info(outcome) == [("evidence-dcgmi-dmon-watch-refused", "warning")]
+    (item,) = heldout.items(outcome, "evidence-dcgmi-dmon-watch-refused")
     assert "DCGM's own failure, not a GPU fault" in item and item.endswith("line 4)")
 
 
@@ -161,9 +157,9 @@ def test_dmon_refusal_with_another_code_and_a_prompt_prefix_warns_too(tmp_path: 
     assert [(f["kind"], f["code"], f["line"]) for f in ev.failures] == [
         ("dcgm_watch_refused", "-33", 4)
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-dcgmi-dmon-watch-refused", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-dcgmi-dmon-watch-refused", "warning")]
 
 
 # --- kept as the lead decided ----------------------------------------------------------------
@@ -178,10 +174,10 @@ def test_a_mig_listing_with_prompt_and_indent_is_a_warning_naming_the_instances(
     (gpu,) = ev.mig_gpus
     assert gpu["gpu"] == 0 and gpu["name"] == "NVIDIA H100 PCIe"
     assert gpu["mig"] == ["3g.40gb", "1g.10gb", "1g.10gb", "1g.10gb"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-mig-mode")
+    assert heldout.above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-mig-mode")
     assert item.startswith(
         "GPU 0 (NVIDIA H100 PCIe): 4 MIG instance(s) (3g.40gb, 1g.10gb, 1g.10gb, 1g.10gb)"
     )
@@ -213,10 +209,10 @@ _QUERY_MIG = (
 
 def test_mig_mode_in_the_status_table_or_a_query_is_the_same_warning(tmp_path: Path) -> None:
     for text in (_STATUS_MIG, _QUERY_MIG):
-        level, outcome = _imported(_write(tmp_path, text))
+        level, outcome = heldout.imported(_write(tmp_path, text))
         assert level == "READY WITH WARNINGS"
-        assert _above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
-        (item,) = _items(outcome, "evidence-gpu-mig-mode")
+        assert heldout.above_info(outcome) == [("evidence-gpu-mig-mode", "warning")]
+        (item,) = heldout.items(outcome, "evidence-gpu-mig-mode")
         assert item.startswith("GPU 0 (NVIDIA A100-SXM4-80GB): MIG mode Enabled, 00000000:07:00.0")
 
 
@@ -228,6 +224,6 @@ def test_the_new_patterns_are_linear_on_a_long_line() -> None:
 
 
 def test_nothing_invented_is_said_of_the_mscclpp_copy() -> None:
-    said = _said(_load(MSCCLPP))
+    said = heldout.said(_load(MSCCLPP))
     assert not any("op is unknown" in m for m in said)  # (mscclpp-test names no op: no claim)
     assert not any("ranks, read from busbw / algbw" in m for m in said)

@@ -9,17 +9,19 @@ Samples: ``tests/data/evidence_heldout_24/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from functools import partial
+
+from advisor.evidence.load import EvidenceFacts, detect
 from advisor.parsers import ParseError, nccl_tests
 from advisor.parsers.nccl_tests import Row, Table, Timing
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_24"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _notes(ev: EvidenceFacts) -> list[str]:

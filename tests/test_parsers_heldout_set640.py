@@ -12,11 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_69"
 
@@ -28,11 +26,10 @@ IPERF_MAIL = "iperf3_mail_quoted_qp_softbreaks_xen_domu_1.51gbps_3120_retr.txt"
 LSPCI_FF = "lspci_vv_cx6_mt28908_01_00_0_rev_ff_unknown_header_7f_nic_fell_off_bus.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _ports(ev: EvidenceFacts) -> list[tuple[str, int, float | None, str | None]]:
@@ -50,11 +47,11 @@ def test_ibstat_scraped_with_a_blank_line_after_every_line_is_read() -> None:
     assert (port["ca_type"], port["firmware"]) == ("MT4123", "20.31.1014")
     assert (port["physical_state"], port["base_lid"], port["sm_lid"]) == ("LinkUp", 12, 5)
     assert port["link_layer"] == "InfiniBand"
-    assert any("a blank line after every line read without them" in m for m in _said(ev))
+    assert any("a blank line after every line read without them" in m for m in heldout.said(ev))
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_double_spaced_ibstat_of_two_devices_one_down_reads_alike(tmp_path: Path) -> None:
@@ -76,7 +73,7 @@ def test_an_output_with_its_own_blank_lines_keeps_them(tmp_path: Path) -> None:
         "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n"
         "\t\tPhysical state: LinkUp\n\t\tRate: 200\n\n\t\tLink layer: InfiniBand\n\n",
     )
-    assert not any("blank line after every line" in m for m in _said(ev))
+    assert not any("blank line after every line" in m for m in heldout.said(ev))
 
 
 # --- ibstat in one HTML "<pre>" line, "<br>" for its breaks --------------------------------------
@@ -91,14 +88,14 @@ def test_ibstat_in_one_pre_line_with_br_breaks_is_read() -> None:
         ("mlx5_bond_0", 1, 100.0, "Active"),
     ]
     assert {p["physical_state"] for p in ev.hca_ports} == {"LinkUp"}
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any("29 HTML line break(s) ('<br>')" in m for m in said)
     assert any("HTML tag(s) of a web page's markup taken off" in m for m in said)
     # (the redacted CA type is no device model, the elided fields nothing said about)
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_self_closed_br_with_the_pages_own_line_ends_reads_alike(tmp_path: Path) -> None:
@@ -119,7 +116,7 @@ def test_self_closed_br_with_the_pages_own_line_ends_reads_alike(tmp_path: Path)
 def test_iperf3_quoted_twice_with_soft_breaks_is_read() -> None:
     ev = _load(IPERF_MAIL)
     assert ev.files[0].formats == ["iperf3"]
-    said = _said(ev)
+    said = heldout.said(ev)
     (run,) = [m for m in said if m.startswith("iperf3:")]
     assert "sender 1.51 Gbit/s (3120 TCP retransmits)" in run
     assert "receiver 1.44 Gbit/s" in run
@@ -143,7 +140,7 @@ def test_a_soft_break_inside_one_quote_level_reads_alike(tmp_path: Path) -> None
         "ender\n"
         "> [  5]   0.00-3.04   sec  3.29 GBytes  9.30 Gbits/sec                  receiver\n",
     )
-    (run,) = [m for m in _said(ev) if m.startswith("iperf3:")]
+    (run,) = [m for m in heldout.said(ev) if m.startswith("iperf3:")]
     assert "sender 9.41 Gbit/s" in run and "receiver 9.3 Gbit/s" in run
 
 
@@ -158,10 +155,10 @@ def test_a_nic_reading_rev_ff_fell_off_the_bus() -> None:
         "Ethernet controller 01:00.0 (Mellanox Technologies MT28908 Family [ConnectX-6]) reads "
         "revision ff"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-pcie-device-lost", "critical")]
-    (item,) = _items(outcome, "evidence-pcie-device-lost")
+    assert heldout.above_info(outcome) == [("evidence-pcie-device-lost", "critical")]
+    (item,) = heldout.items(outcome, "evidence-pcie-device-lost")
     assert "fell off the bus" in item and "line 2" in item
     # (no GPU in the listing: no GPU fault said)
     assert "evidence-gpu-driver-fault" not in str(outcome.findings)
@@ -194,9 +191,9 @@ def test_iperf3s_losses_with_its_rate_falling_are_a_warning() -> None:
         "3120 TCP retransmits in 10 s at 1.51 Gbit/s: at least 0.24 % of its segments, while its "
         "intervals fell to 423 Mbit/s against 1.92 Gbit/s"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-iperf3-retransmits-heavy", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-iperf3-retransmits-heavy", "warning")]
 
 
 def test_as_many_losses_on_a_steady_run_are_its_bottlenecks_congestion(tmp_path: Path) -> None:
@@ -233,10 +230,10 @@ def test_a_perftest_server_whose_client_connected_then_failed_is_not_ready() -> 
         True,
     )
     assert run["rows"] == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-broke-off")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-broke-off")
     assert item.startswith("mlx5_0 port 1: RDMA_Read BW: Couldn't read remote address (")
     assert item.endswith("line 20)")
 
@@ -270,7 +267,7 @@ def test_a_client_that_never_connected_stays_a_warning(tmp_path: Path) -> None:
     )
     (port,) = ev.hca_ports
     assert not port["perftest"]["broke_off"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -287,10 +284,10 @@ def test_an_active_soft_roce_port_is_no_cluster_fabric() -> None:
     assert (port["software"], port["link_layer"]) == ("Soft-RoCE (rxe)", "Ethernet")
     # (its empty CA type and firmware are not said as values)
     assert (port["ca_type"], port["firmware"]) == (None, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-hca-software-device", "warning")]
-    (item,) = _items(outcome, "evidence-hca-software-device")
+    assert heldout.above_info(outcome) == [("evidence-hca-software-device", "warning")]
+    (item,) = heldout.items(outcome, "evidence-hca-software-device")
     assert item.startswith("rxe0 port 1: Soft-RoCE (rxe), rate 2.5 Gb/s, Ethernet (")
     assert item.endswith("line 10)")
 

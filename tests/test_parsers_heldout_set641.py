@@ -11,11 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_69"
 
@@ -23,11 +20,10 @@ NCCL_ONE_HOST = "nccl278_bare_rank_prefix_socket_no_ibverbs_2rank_init_nccl417_c
 ELASTIC = "torchelastic_py_logging_worker_group_failed_restart_rendezvous_result_doc2edag24_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- NCCL: no libibverbs on a communicator of one host ----------------------------------------
@@ -36,16 +32,16 @@ _write = partial(_load_copy, name="copy.log")
 def test_no_libibverbs_on_one_host_is_no_fallback_that_slows_the_job() -> None:
     ev = _load(NCCL_ONE_HOST)
     assert ev.failures == []
-    said = _said(ev)
+    said = heldout.said(ev)
     (note,) = [m for m in said if "libibverbs" in m]
     assert "line(s) 4, 11" in note
     assert "every rank of its communicator is on one host (address 172.17.6.148)" in note
     # (what the set-up said is still read)
     assert "log: NCCL 2.7.8+cuda10.2" in said
     assert any("NCCL's rings: 2 channel(s)" in m and "each over 2 rank(s)" in m for m in said)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert "slower" not in str(outcome.findings)
 
 
@@ -73,9 +69,9 @@ def _one_host_log(host: str, ranks: int) -> str:
 def test_prefixed_ranks_of_one_host_read_alike(tmp_path: Path) -> None:
     ev = _write(tmp_path, _one_host_log("dgx-a100-07", 4))
     assert ev.failures == []
-    (note,) = [m for m in _said(ev) if "libibverbs" in m]
+    (note,) = [m for m in heldout.said(ev) if "libibverbs" in m]
     assert "line(s) 2, 6, 10, 14" in note and "(dgx-a100-07)" in note
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -86,9 +82,9 @@ def test_no_libibverbs_where_ranks_span_hosts_stays_a_fallback_warning(tmp_path:
     lines[7:12] = [ln.replace("172.17.6.148", "172.17.6.149") for ln in lines[7:12]]
     ev = _write(tmp_path, "".join(lines))
     assert [f["kind"] for f in ev.failures] == ["nccl_warning", "nccl_warning"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
 
 
 def test_a_copy_showing_fewer_processes_than_ranks_says_no_one_host(tmp_path: Path) -> None:
@@ -117,9 +113,9 @@ def test_a_restart_the_copy_ends_in_is_a_failed_attempt() -> None:
     said = restart["exception_type"]
     assert "FAILED and was restarted 1 time(s) ('3/3 attempts left' at the last)" in said
     assert "nothing shows the restarted workers ran" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-elastic-restart-pending", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-elastic-restart-pending", "critical")]
     assert "went on" not in str(outcome.findings)
 
 
@@ -164,9 +160,9 @@ def test_a_restart_followed_by_its_workers_lines_stays_a_warning(tmp_path: Path)
     )
     (restart,) = [f for f in ev.failures if f["kind"].startswith("elastic_restart")]
     assert restart["kind"] == "elastic_restart"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert ("evidence-elastic-restart", "warning") in _above_info(outcome)
+    assert ("evidence-elastic-restart", "warning") in heldout.above_info(outcome)
 
 
 def test_shared_memory_turned_off_says_no_one_host(tmp_path: Path) -> None:

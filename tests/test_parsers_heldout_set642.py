@@ -11,11 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_69"
 
@@ -35,11 +33,10 @@ VLLM = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _kinds(ev: EvidenceFacts) -> list[tuple[str, int]]:
@@ -66,9 +63,9 @@ def test_ranks_waiting_at_the_store_barrier_for_a_rank_never_seen_is_a_hang() ->
     assert (wait["numel"], wait["rank_size"], wait["missing_ranks"]) == (7, 8, [4])
     assert "rank(s) 0, 1, 2, 3, 5, 6, 7 waited for the rest" in wait["exception_type"]
     assert "rank(s) 4 never joined" in wait["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-store-barrier-ranks-missing", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-store-barrier-ranks-missing", "critical")]
 
 
 def test_newer_torchs_wording_behind_a_launcher_tag_names_its_missing_ranks(
@@ -86,7 +83,7 @@ def test_newer_torchs_wording_behind_a_launcher_tag_names_its_missing_ranks(
     ev = _write(tmp_path, text)
     (wait,) = [f for f in ev.failures if f["kind"] == "store_barrier_wait"]
     assert wait["missing_ranks"] == [9, 13]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -106,9 +103,9 @@ def test_a_barrier_whose_waiting_ranks_are_not_all_seen_names_none(tmp_path: Pat
     ev = _write(tmp_path, _barrier_waits([0, 2, 6], 8, 7, head="INFO:root:"))
     (wait,) = [f for f in ev.failures if f["kind"] == "store_barrier_wait"]
     assert wait["missing_ranks"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-store-barrier-wait", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-store-barrier-wait", "warning")]
 
 
 def test_a_barrier_that_completed_after_the_waits_is_no_failure(tmp_path: Path) -> None:
@@ -132,9 +129,9 @@ def test_a_wrapped_megatron_iteration_with_a_nan_grad_norm_is_read() -> None:
     assert said.endswith("; iteration 5 took 21392.5 ms")
     # (the record's fields joined onto its first line, as Megatron printed it)
     assert "| loss scale: 1.0 | grad norm: nan |" in nan["message"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-loss-diverged", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-loss-diverged", "warning")]
 
 
 def test_megatron_lms_own_fields_wrapped_at_other_places_read_alike(tmp_path: Path) -> None:
@@ -179,10 +176,10 @@ def test_nemo_bar_with_a_nan_reduced_train_loss_is_a_diverged_run() -> None:
     # (one step in the copy: the 8999 before it are not said to have been NaN)
     assert "no step logged had a finite loss" in said
     assert "saved a checkpoint after it, at global step 9000 (val_loss 7.04238, line 2)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-loss-diverged", "warning")]
-    assert any("9000 of 301500 (loss nan)" in m for m in _said(ev))
+    assert heldout.above_info(outcome) == [("evidence-loss-diverged", "warning")]
+    assert any("9000 of 301500 (loss nan)" in m for m in heldout.said(ev))
 
 
 def test_a_lightning_bar_with_train_loss_inf_and_no_checkpoint_reads_alike(
@@ -225,10 +222,10 @@ def test_vllms_fatal_signal_from_workers_is_the_engine_dying() -> None:
     assert said.startswith("vLLM (its engine client got the fatal signal")
     assert "none read in the copy" in said
     assert "Ray cancelled the compiled graph's workers on 7 actor(s)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-launcher-exit", "critical")]
-    assert "core_client.py:359" in _items(outcome, "evidence-launcher-exit")[0]
+    assert heldout.above_info(outcome) == [("evidence-launcher-exit", "critical")]
+    assert "core_client.py:359" in heldout.items(outcome, "evidence-launcher-exit")[0]
     # (no worker, rank or device is named: the excerpt holds none)
     assert core["rank"] is None and core["device"] is None
 

@@ -13,9 +13,8 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_70"
 
@@ -31,11 +30,10 @@ TORCH_SAID = (
 # torch pair is the one part said, tests/test_evidence_review55b.py)
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="npu_info.txt")
+_write = partial(heldout.load_copy, name="npu_info.txt")
 
 
 def _port(ev: EvidenceFacts, device: int) -> dict[str, object]:
@@ -62,15 +60,15 @@ def test_a_port_whose_newest_link_stat_record_is_down_is_down_now() -> None:
     for device in (1, 2, 4, 5, 6, 7):
         assert _port(ev, device)["link"] is None
         assert _port(ev, device)["link_down_since"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("evidence-npu-port-down", "critical"),
         ("evidence-npu-link-flaps", "warning"),
         ("evidence-ascend-stack-mismatch", "warning"),
         ("evidence-npu-roce-errors", "warning"),
     ]
-    down = _items(outcome, "evidence-npu-port-down")
+    down = heldout.items(outcome, "evidence-npu-port-down")
     assert len(down) == 2
     assert down[0].startswith("NPU 0 link DOWN since Tue Aug 1 14:44:40 2022")
     assert down[0].endswith(f"{AFTER}, line 134)")
@@ -78,7 +76,7 @@ def test_a_port_whose_newest_link_stat_record_is_down_is_down_now() -> None:
     assert down[1].endswith(f"{AFTER}, line 159)")
     # a port down now is not among the links that "came back"; the others' one drop at
     # bring-up is, citing its DOWN record
-    flaps = _items(outcome, "evidence-npu-link-flaps")
+    flaps = heldout.items(outcome, "evidence-npu-link-flaps")
     assert [i.split(":")[0] for i in flaps] == [f"NPU {d}" for d in (1, 2, 4, 5, 6, 7)]
     assert flaps[0].endswith(f"{AFTER}, line 144)")
     assert flaps[-1].endswith(f"{AFTER}, line 193)")
@@ -90,8 +88,8 @@ def test_roce_error_counters_cite_their_own_lines() -> None:
     assert _port(ev, 5)["stat_error_lines"] == [117, 118]
     assert _port(ev, 6)["stat_errors"] == {"roce_rx_err_pkt_num": 13, "roce_tx_err_pkt_num": 77}
     assert _port(ev, 6)["stat_error_lines"] == [122, 123]
-    _, outcome = _imported(ev)
-    items = _items(outcome, "evidence-npu-roce-errors")
+    _, outcome = heldout.imported(ev)
+    items = heldout.items(outcome, "evidence-npu-roce-errors")
     assert items == [
         f"NPU 5: roce_rx_err_pkt_num 11, roce_tx_err_pkt_num 12 ({HELDOUT / AFTER}, lines 117-118)",
         f"NPU 6: roce_rx_err_pkt_num 13, roce_tx_err_pkt_num 77 ({HELDOUT / AFTER}, lines 122-123)",
@@ -103,8 +101,8 @@ def test_the_version_mismatches_are_said_after_the_job() -> None:
     assert _stack(ev) == [TORCH_SAID]
     # toolkit 7.0.T10 (V100R001C13) is among the driver's list: not said
     assert not any("7.0.T10" in s for s in _stack(ev))
-    _, outcome = _imported(ev)
-    items = _items(outcome, "evidence-ascend-stack-mismatch")
+    _, outcome = heldout.imported(ev)
+    items = heldout.items(outcome, "evidence-ascend-stack-mismatch")
     assert [i.split(" (/")[0] for i in items] == [TORCH_SAID]
 
 
@@ -117,13 +115,13 @@ def test_before_the_job_the_warning_is_the_software_stack() -> None:
     assert all(p["link"] is None and p["link_down_since"] is None for p in ev.npu_ports)
     assert all(not p["stat_errors"] for p in ev.npu_ports)
     assert _stack(ev) == [TORCH_SAID]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("evidence-npu-link-flaps", "warning"),
         ("evidence-ascend-stack-mismatch", "warning"),
     ]
-    flaps = _items(outcome, "evidence-npu-link-flaps")
+    flaps = heldout.items(outcome, "evidence-npu-link-flaps")
     assert len(flaps) == 8
     # each cites its -link_stat DOWN record (lines 130-192), not the -ip -g block (58-86)
     cited = [int(i.rsplit("line ", 1)[1].rstrip(")")) for i in flaps]
@@ -134,8 +132,7 @@ def test_before_the_job_the_warning_is_the_software_stack() -> None:
 # --- variants built from the real text -------------------------------------------------------
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 def test_another_device_down_now_is_named(tmp_path: Path) -> None:
@@ -147,9 +144,9 @@ def test_another_device_down_now_is_named(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     port = _port(ev, 6)
     assert (port["link"], port["link_down_since"]) == ("DOWN", "Wed Aug  2 01:02:03 2022")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-port-down")
+    (item,) = heldout.items(outcome, "evidence-npu-port-down")
     line = text.splitlines().index("[devid 6]    Wed Aug  2 01:02:03 2022    LINK DOWN") + 1
     assert item.startswith("NPU 6 link DOWN since Wed Aug 2 01:02:03 2022")
     assert item.endswith(f", line {line})")
@@ -163,8 +160,8 @@ def test_a_link_g_answer_of_up_stands_over_the_records(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert _port(ev, 0)["link"] == "UP"
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-npu-port-down")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-npu-port-down")
     assert item.startswith("NPU 3 ")
 
 
@@ -176,9 +173,9 @@ def test_a_matched_stack_says_nothing(tmp_path: Path) -> None:
     text = text.replace("innerversion=V100R001C19SPC001B137", "innerversion=V100R001C15SPC001B137")
     ev = _write(tmp_path, text)
     assert _stack(ev) == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-link-flaps", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-npu-link-flaps", "warning")]
 
 
 def test_a_stack_alone_healthy_host_is_ready(tmp_path: Path) -> None:
@@ -193,9 +190,9 @@ def test_a_stack_alone_healthy_host_is_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     assert ev.npu_ports == []
     assert _stack(ev) == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_another_hosts_torch_pair_is_said_with_its_versions(tmp_path: Path) -> None:

@@ -12,21 +12,19 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_70"
 
 MINDIE = "mindie_ms_server_mie_error_codes_http_timeout_cache_blocks_mindcluster.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _kinds(ev: EvidenceFacts) -> list[tuple[str, int]]:
@@ -63,10 +61,10 @@ def test_mindie_coded_error_lines_are_failures_their_codes_said() -> None:
     # the INFO line between them (rank 48, device 6) is MS's link info, no fault of either
     for f in ev.failures:
         assert (f["rank"], f["device"], f["host"], f["ip"]) == (None, None, None, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-mindie-error", "critical")]
-    items = _items(outcome, "evidence-mindie-error")
+    assert heldout.above_info(outcome) == [("evidence-mindie-error", "critical")]
+    items = heldout.items(outcome, "evidence-mindie-error")
     assert [item.split("(", 1)[0].split(":", 1)[0] for item in items] == [
         "MIE03E400008",
         "MIE1AE66666B",
@@ -83,9 +81,9 @@ def test_the_same_lines_at_info_are_a_healthy_twin(tmp_path: Path) -> None:
     )
     assert ev.files[0].status == "read"
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_another_servers_backend_alone_is_its_failure(tmp_path: Path) -> None:
@@ -94,9 +92,9 @@ def test_another_servers_backend_alone_is_its_failure(tmp_path: Path) -> None:
     ev = _write(tmp_path, link + server.replace("[8771] [8775]", "[9001] [9002]"))
     assert _kinds(ev) == [("mindie_error", 2)]
     assert ev.failures[0]["code"] == "MIE1AE66666B"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-mindie-error", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-mindie-error", "critical")]
 
 
 def test_an_ms_coordinators_code_is_decoded_by_its_fields(tmp_path: Path) -> None:
@@ -110,8 +108,8 @@ def test_an_ms_coordinators_code_is_decoded_by_its_fields(tmp_path: Path) -> Non
     assert "MindIE MS's ms-coordinator" in failure["exception_type"]
     assert "error type 09 UNREACHABLE" in failure["exception_type"]
     assert failure["repeated_lines"] == [3, 4]
-    _, outcome = _imported(ev)
-    assert _items(outcome, "evidence-mindie-error")[0].endswith(
+    _, outcome = heldout.imported(ev)
+    assert heldout.items(outcome, "evidence-mindie-error")[0].endswith(
         "copy.log, line 2; the same code on 2 more line(s))"
     )
 
@@ -147,9 +145,9 @@ def test_a_server_start_that_succeeded_after_its_errors_went_past_them(tmp_path:
     ev = _write(tmp_path, server + _STARTED)
     assert _kinds(ev) == [("gone_past", 1), ("run_success", 2)]
     assert ev.failures[0]["was"] == "mindie_error"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-run-gone-past", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-run-gone-past", "warning")]
 
 
 def test_the_same_error_after_the_start_succeeded_is_the_failure(tmp_path: Path) -> None:
@@ -158,6 +156,6 @@ def test_the_same_error_after_the_start_succeeded_is_the_failure(tmp_path: Path)
     ev = _write(tmp_path, server + _STARTED + server)
     assert ("mindie_error", 3) in _kinds(ev)
     assert ("gone_past", 1) in _kinds(ev)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-mindie-error", "critical") in _above_info(outcome)
+    assert ("evidence-mindie-error", "critical") in heldout.above_info(outcome)

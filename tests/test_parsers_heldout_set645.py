@@ -11,12 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import nvidia_smi
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_70"
 
@@ -30,15 +28,13 @@ QUERY = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 def _kinds(ev: EvidenceFacts) -> list[tuple[str, int]]:
@@ -53,7 +49,7 @@ def test_a_dmon_row_of_dashes_where_the_gpu_gave_figures_is_a_gpu_that_stopped_a
     (f,) = ev.files
     assert (f.formats, f.status) == (["nvidia_smi_dmon"], "read")
     # (no longer set aside as a row the copy cut)
-    assert not [m for m in _said(ev) if "the copy cut it" in m]
+    assert not [m for m in heldout.said(ev) if "the copy cut it" in m]
     assert _kinds(ev) == [("gpu_monitor_unanswered", 15)]
     (row,) = ev.failures
     assert row["device"] == 0
@@ -63,14 +59,14 @@ def test_a_dmon_row_of_dashes_where_the_gpu_gave_figures_is_a_gpu_that_stopped_a
         "output ends there: GPU 0 stopped answering"
     )
     # the three samples of every GPU before it still read, their ECC and PCIe counts 0
-    assert any("nvidia-smi dmon GPU 2: 3 sample(s): pwr 71-128 W" in m for m in _said(ev))
+    assert any("nvidia-smi dmon GPU 2: 3 sample(s): pwr 71-128 W" in m for m in heldout.said(ev))
     assert "nvidia-smi dmon: 4 GPU(s), 12 sample(s): sbecc, dbecc, pci 0 in every sample" in (
-        " ".join(_said(ev))
+        " ".join(heldout.said(ev))
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-monitor-unanswered", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-monitor-unanswered")
+    assert heldout.above_info(outcome) == [("evidence-gpu-monitor-unanswered", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-monitor-unanswered")
     assert item.startswith("GPU 0: nvidia-smi dmon could not read GPU 0 at line 15")
 
 
@@ -89,7 +85,7 @@ def test_another_gpus_full_row_of_dashes_that_answers_again_is_said_so(tmp_path:
     )
     assert "stops after" not in said
     assert said.endswith("; it answered again at line 19")
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -125,14 +121,16 @@ def test_a_healthy_dmon_and_one_cut_inside_a_figure_stay_ready(tmp_path: Path) -
     healthy = _write(tmp_path, "\n".join(lines[:14]) + "\n")
     assert not healthy.failures
     assert healthy.files[0].status == "read"
-    level, _ = _imported(healthy)
+    level, _ = heldout.imported(healthy)
     assert level == "READY"
     # a row cut after figures (not "-") is a copy cut, said, not a GPU that stopped answering
     cut = tmp_path / "cut"
     cut.mkdir()
-    ev = _load_copy(cut, "\n".join([*lines[:14], "    0    73    37     -"]) + "\n", "copy.txt")
+    ev = heldout.load_copy(
+        cut, "\n".join([*lines[:14], "    0    73    37     -"]) + "\n", "copy.txt"
+    )
     assert not ev.failures
-    assert any("with 4 of its 15 columns (the copy cut it)" in m for m in _said(ev))
+    assert any("with 4 of its 15 columns (the copy cut it)" in m for m in heldout.said(ev))
 
 
 def test_a_column_the_gpu_never_reads_is_no_gpu_that_stopped(tmp_path: Path) -> None:
@@ -143,7 +141,9 @@ def test_a_column_the_gpu_never_reads_is_no_gpu_that_stopped(tmp_path: Path) -> 
     )
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"] == "gpu_monitor_unanswered"]
-    assert any("a row of GPU 0 with 2 of its 3 columns (the copy cut it)" in m for m in _said(ev))
+    assert any(
+        "a row of GPU 0 with 2 of its 3 columns (the copy cut it)" in m for m in heldout.said(ev)
+    )
     dmon = nvidia_smi.parse_dmon(text.replace("    0     -\n", "    0     -     -\n"))
     (row,) = dmon.unanswered
     assert (row.gpu, row.line, row.before) == (0, 5, {"pwr": "73"})
@@ -168,9 +168,9 @@ def test_bandwidthtest_that_stopped_on_a_cuda_error_is_read_with_its_failure() -
     assert failure["code"] == "802"
     assert "cudaErrorSystemNotReady" in failure["exception_type"]
     assert "Fabric Manager" in failure["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-cuda-not-ready", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-cuda-not-ready", "critical")]
 
 
 def test_bandwidthtest_stopped_by_another_code_on_another_device(tmp_path: Path) -> None:
@@ -211,8 +211,8 @@ def test_a_bandwidthtest_that_ran_is_not_said_to_have_stopped(tmp_path: Path) ->
     ev = _write(tmp_path, text)
     assert ev.files[0].status == "read"
     assert not ev.failures
-    assert not any("stopped" in m for m in _said(ev))
-    level, _ = _imported(ev)
+    assert not any("stopped" in m for m in heldout.said(ev))
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -235,13 +235,13 @@ def test_q_key_lines_with_reset_required_and_unready_fields_are_a_gpu_to_reset()
         "Encoder",
         "Decoder",
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert sorted(_above_info(outcome)) == [
+    assert sorted(heldout.above_info(outcome)) == [
         ("evidence-gpu-recovery-action", "critical"),
         ("evidence-gpu-unreadable", "critical"),
     ]
-    (item,) = _items(outcome, "evidence-gpu-recovery-action")
+    (item,) = heldout.items(outcome, "evidence-gpu-recovery-action")
     assert item.startswith("GPU 0: Reset (") and item.endswith(", line 2)")
 
 
@@ -261,9 +261,9 @@ def test_a_grep_of_the_reset_status_over_gpus_names_each_gpu(tmp_path: Path) -> 
         (2, "Drain and Reset"),
         (3, "None"),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-gpu-recovery-action")
+    (item,) = heldout.items(outcome, "evidence-gpu-recovery-action")
     assert item.startswith("GPU 2: Drain and Reset")
 
 
@@ -302,5 +302,5 @@ def test_a_healthy_twin_of_the_key_lines_stays_ready(tmp_path: Path) -> None:
     assert (f.formats, f.status) == (["nvidia_smi_query"], "read")
     (gpu,) = ev.gpus
     assert (gpu["recovery_action"], gpu["unreadable"]) == ("None", [])
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"

@@ -10,11 +10,8 @@ import re
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_70"
 
@@ -25,15 +22,13 @@ PROFILING = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- ubergemm: one GPU at a third of its peers' GEMM rate ---------------------------------------
@@ -52,12 +47,12 @@ def test_ubergemm_gpu_at_a_third_of_its_peers_is_not_ready() -> None:
     assert any(
         "GPU(s) 1, 2, 3, 4, 5, 6, 7 at 19096-19273 GFlops (lines 3-9), in line with the run's "
         "median 19189" in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-gpu-compute-low", "critical")]
-    (item,) = _items(outcome, "evidence-gpu-compute-low")
+    assert heldout.above_info(outcome) == [("evidence-gpu-compute-low", "critical")]
+    (item,) = heldout.items(outcome, "evidence-gpu-compute-low")
     assert "GPU 0 (ADAPTER#0): 6698 GFlops" in item
     assert item.endswith(f"({HELDOUT / UBERGEMM}, line 2)")
 
@@ -73,17 +68,17 @@ def test_ubergemm_another_gpu_slow_is_the_one_named(tmp_path: Path) -> None:
     (failure,) = ev.failures
     assert (failure["device"], failure["line"]) == (5, 7)
     assert "GPU 5 (ADAPTER#5): 9548 GFlops, 50% of the run's median" in failure["exception_type"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_ubergemm_all_gpus_alike_stay_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text(UBERGEMM).replace("6698.442948608", "19150.25"))
     assert ev.files[0].formats == ["ubergemm"]
     assert ev.failures == []
-    assert any("GPU(s) 0, 1, 2, 3, 4, 5, 6, 7 at 19096-19273 GFlops" in m for m in _said(ev))
-    level, outcome = _imported(ev)
+    assert any("GPU(s) 0, 1, 2, 3, 4, 5, 6, 7 at 19096-19273 GFlops" in m for m in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_ubergemm_of_two_gpus_weighs_neither(tmp_path: Path) -> None:
@@ -91,8 +86,8 @@ def test_ubergemm_of_two_gpus_weighs_neither(tmp_path: Path) -> None:
     lines = _text(UBERGEMM).splitlines()
     ev = _write(tmp_path, "\n".join(lines[:3]) + "\n")
     assert ev.failures == []
-    assert any("too few to weigh one against the others" in m for m in _said(ev))
-    assert _imported(ev)[0] == "READY"
+    assert any("too few to weigh one against the others" in m for m in heldout.said(ev))
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_ubergemm_two_runs_are_weighed_apart(tmp_path: Path) -> None:
@@ -120,10 +115,10 @@ def test_profiling_module_minus37_is_a_warning_naming_no_gpu() -> None:
         "after PerfWorks decoded zero samples in 48 attempt(s) (line 1)"
         in (failure["exception_type"])
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-dcgm-profiling-error", "warning")]
-    (item,) = _items(outcome, "evidence-dcgm-profiling-error")
+    assert heldout.above_info(outcome) == [("evidence-dcgm-profiling-error", "warning")]
+    (item,) = heldout.items(outcome, "evidence-dcgm-profiling-error")
     assert "DCGM_ST_PROFILING_LIBRARY_ERROR" in item
     assert "no GPU named" in item
     assert re.search(r"GPU \d", item) is None
@@ -141,7 +136,7 @@ def test_dcgm_exporter_profiling_error_reads_alike(tmp_path: Path) -> None:
     (failure,) = [f for f in ev.failures if f["kind"] == "dcgm_profiling_error"]
     assert failure["line"] == 2
     assert "zero samples" not in failure["exception_type"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_dcgmi_dmon_refusal_of_minus37_stays_dmon_s_own(tmp_path: Path) -> None:

@@ -11,12 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, hosts_of, load_paths
+from advisor.evidence.load import hosts_of, load_paths
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_70"
 
@@ -25,11 +23,10 @@ BOND = "ethtool_bond0_two_nodes_200000mbs_link_detected_roce_bond_ucx10430.txt"
 POD = "ibdev2netdev_sriov_ib_vf_net1_down_in_pod_ifconfig_sriov_network_operator382_cut.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _named(outcome: RulesOutcome) -> list[tuple[str, list[str]]]:
@@ -50,15 +47,15 @@ def test_acsctl_lines_with_p2p_redirect_on_five_bridges_are_a_warning() -> None:
     assert [f["line"] for f in redirects] == [2, 10, 11, 12, 13]
     assert "ReqRedir+ CmpltRedir+ (with SrcValid+ UpstreamFwd+)" in redirects[0]["exception_type"]
     assert "(with" not in redirects[1]["exception_type"]  # (line 10: the redirect bits alone)
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "12 ACS control line(s)" in note
     assert "P2P redirect on at 5 (lines 2, 10, 11, 12, 13)" in note
     assert "no redirect) at 2 (lines 3, 4)" in note
     assert "all off at 5" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-pcie-acs-redirect", "warning")]
-    items = _items(outcome, "evidence-pcie-acs-redirect")
+    assert heldout.above_info(outcome) == [("evidence-pcie-acs-redirect", "warning")]
+    items = heldout.items(outcome, "evidence-pcie-acs-redirect")
     assert len(items) == 5
     assert items[0].endswith(f"{ACS}, line 2)")
 
@@ -72,9 +69,9 @@ def test_acsctl_all_off_or_source_validation_alone_stays_ready(tmp_path: Path) -
     ev = _write(tmp_path, text)
     assert ev.files[0].formats == ["lspci_acs"]
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_egress_control_alone_is_a_redirect_too(tmp_path: Path) -> None:
@@ -121,7 +118,7 @@ def test_full_listing_names_the_bridge_in_front_of_a_gpu(tmp_path: Path) -> None
     assert [f["message"] for f in redirects] == [
         "00:01.0 PCI bridge: PLX Technology, Inc. PEX 8747 (rev ca)"
     ]
-    assert any("no GPU or data NIC behind them" in m for m in _said(ev))
+    assert any("no GPU or data NIC behind them" in m for m in heldout.said(ev))
 
 
 def test_a_full_hgx_listing_with_acs_only_toward_nvswitch_bridges_stays_ready() -> None:
@@ -138,7 +135,7 @@ def test_a_full_hgx_listing_with_acs_only_toward_nvswitch_bridges_stays_ready() 
     assert any(
         "P2P redirect on at 4 with no GPU or data NIC behind them (lines 8705, 8793, 8881, 8969"
         in m
-        for m in _said(ev)
+        for m in heldout.said(ev)
     )
 
 
@@ -148,16 +145,16 @@ def test_a_full_hgx_listing_with_acs_only_toward_nvswitch_bridges_stays_ready() 
 def test_ethtool_blocks_under_two_prompts_are_each_hosts() -> None:
     ev = _load(BOND)
     assert ev.files[0].formats == ["ethtool_settings"]
-    said = _said(ev)
+    said = heldout.said(ev)
     assert said == [
         "ethtool_settings: ethtool bond0 on node12: link detected; speed 200000Mb/s Full; auto-negotiation off",
         "ethtool_settings: ethtool bond0 on node13: link detected; speed 200000Mb/s Full; auto-negotiation off",
     ]
     assert [m.line for m in ev.files[0].messages] == [2, 21]
     assert [(h["host"], h["named"]) for h in hosts_of(ev)] == [("node12", True), ("node13", True)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_host_whose_bond_has_no_link_is_named(tmp_path: Path) -> None:
@@ -169,7 +166,7 @@ def test_a_host_whose_bond_has_no_link_is_named(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (lost,) = [f for f in ev.failures if f["kind"] == "link_carrier_lost"]
     assert (lost["host"], lost["line"]) == ("gpu-b07", 37)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level != "READY"
     assert any(item.startswith("gpu-b07: bond0") for _, items in _named(outcome) for item in items)
 
@@ -177,7 +174,7 @@ def test_a_host_whose_bond_has_no_link_is_named(tmp_path: Path) -> None:
 def test_ethtool_without_a_prompt_names_no_host(tmp_path: Path) -> None:
     text = (HELDOUT / BOND).read_text().split("\n")
     ev = _write(tmp_path, "\n".join(text[1:18]) + "\n")
-    assert _said(ev) == [
+    assert heldout.said(ev) == [
         "ethtool_settings: ethtool bond0: link detected; speed 200000Mb/s Full; auto-negotiation off"
     ]
     assert [h["named"] for h in hosts_of(ev)] == [False]
@@ -192,12 +189,12 @@ def test_the_pods_only_rdma_port_down_is_said_so() -> None:
     assert (port["ca"], port["port"], port["netdev"], port["line"]) == ("mlx5_3", 1, "net1", 2)
     assert port["netdev_up"] is False
     assert port["no_netdev_up_on_host"] is True
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # warning, not failure: ibdev2netdev's "(Down)" is the netdev's carrier, and an IPoIB
     # interface left administratively down reads so over an Active IB port
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-hca-netdev-down", "warning")]
-    (item,) = _items(outcome, "evidence-hca-netdev-down")
+    assert heldout.above_info(outcome) == [("evidence-hca-netdev-down", "warning")]
+    (item,) = heldout.items(outcome, "evidence-hca-netdev-down")
     assert item.startswith(
         "sample-pod-4-5bddf8c4b4-hf49j: mlx5_3 port 1 ==> net1 (Down), the only RDMA port "
         "listed there ("
@@ -217,8 +214,8 @@ def test_a_host_with_one_port_up_is_not_said_to_have_none(tmp_path: Path) -> Non
     )
     ev = _write(tmp_path, text)
     assert [p.get("no_netdev_up_on_host") for p in ev.hca_ports] == [None, None]
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-hca-netdev-down")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-hca-netdev-down")
     assert "the only RDMA port" not in item
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-hca-netdev-down"]
     assert "no RDMA path" not in finding.message
@@ -235,8 +232,8 @@ def test_two_down_ports_of_another_pod_are_both_named(tmp_path: Path) -> None:
         )
     )
     ev = _write(tmp_path, text)
-    _, outcome = _imported(ev)
-    items = _items(outcome, "evidence-hca-netdev-down")
+    _, outcome = heldout.imported(ev)
+    items = heldout.items(outcome, "evidence-hca-netdev-down")
     assert [i.split(" (", 1)[0] for i in items] == [
         "trainer-0: mlx5_6 port 1 ==> net1",
         "trainer-0: mlx5_7 port 1 ==> net2",
@@ -246,6 +243,6 @@ def test_two_down_ports_of_another_pod_are_both_named(tmp_path: Path) -> None:
 
 def test_the_healthy_twin_with_its_port_up_stays_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, (HELDOUT / POD).read_text().replace("(Down)", "(Up)"))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []

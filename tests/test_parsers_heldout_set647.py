@@ -12,22 +12,19 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_70"
 
 AF_UNIX_LOG = "nccl_2_29_2_socket_only_ungrouped_sendrecv_internal_error_af_unix_nccl2057.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _text() -> str:
@@ -59,28 +56,28 @@ def test_the_af_unix_address_is_the_failure_with_no_version_skew_invented() -> N
     assert "ncclGroupStart and ncclGroupEnd" in said
     # one NCCL build in the log (lines 7-8): nothing of versions differing between nodes
     assert "NCCL versions" not in said and "version" not in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-warning", "critical")]
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-warning", "critical")]
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert item.startswith("VM-16-64-ubuntu pid 28471 (rank 0), device 0: ncclSocketInit")
     assert "line 46)" in item
 
 
 def test_sockets_chosen_by_turning_p2p_and_shm_off_are_a_note_not_a_warning() -> None:
     ev = _load(AF_UNIX_LOG)
-    said = [m.removeprefix("log: ") for m in _said(ev)]
+    said = [m.removeprefix("log: ") for m in heldout.said(ev)]
     (note,) = [m for m in said if "NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 (set by" in m]
     assert note.startswith("VM-16-64-ubuntu: ")
     assert "no channel in the log crosses hosts" in note
     (nodes,) = [m for m in said if " node(s), 1 on each" in m]
     assert "NCCL's nodes, not necessarily hosts" in nodes
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     assert "evidence-nccl-socket-network" not in {f.rule_id for f in outcome.findings}
 
 
 def test_net_ibs_relaxed_ordering_flag_alone_is_no_device() -> None:
-    said = [m.removeprefix("log: ") for m in _said(_load(AF_UNIX_LOG))]
+    said = [m.removeprefix("log: ") for m in heldout.said(_load(AF_UNIX_LOG))]
     assert "VM-16-64-ubuntu: NCCL's NET/IB uses [RO]" not in said
     assert (
         "VM-16-64-ubuntu: NCCL's NET/IB took no device (its '[RO]' is the relaxed-ordering flag, "
@@ -115,9 +112,9 @@ def test_the_other_rank_on_another_gpu_names_its_own_rank_and_device(tmp_path: P
     (warn,) = ev.failures
     assert (warn["rank"], warn["device"], warn["pid"]) == (1, 1, 28472)
     assert "AF_UNIX" in warn["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-warning", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-nccl-warning", "critical")]
 
 
 def test_the_run_cut_before_its_send_stays_ready(tmp_path: Path) -> None:
@@ -125,10 +122,10 @@ def test_the_run_cut_before_its_send_stays_ready(tmp_path: Path) -> None:
     text = "".join(_text().splitlines(keepends=True)[:44])
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    assert any("NCCL_SHM_DISABLE=1 (set by the environment)" in m for m in _said(ev))
+    assert heldout.above_info(outcome) == []
+    assert any("NCCL_SHM_DISABLE=1 (set by the environment)" in m for m in heldout.said(ev))
 
 
 def test_nnodes_2_with_p2p_and_shm_on_still_spans_hosts(tmp_path: Path) -> None:
@@ -144,9 +141,9 @@ def test_nnodes_2_with_p2p_and_shm_on_still_spans_hosts(tmp_path: Path) -> None:
     assert ("nccl_socket_network", 12) in kinds and ("nccl_warning", 44) in kinds
     (net,) = [f for f in ev.failures if f["kind"] == "nccl_socket_network"]
     assert "its communicator spans 2 node(s) (NCCL's 'nRanks 2 nNodes 2')" in net["exception_type"]
-    _, outcome = _imported(ev)
-    assert ("evidence-nccl-socket-network", "warning") in _above_info(outcome)
-    said = [m.removeprefix("log: ") for m in _said(ev)]
+    _, outcome = heldout.imported(ev)
+    assert ("evidence-nccl-socket-network", "warning") in heldout.above_info(outcome)
+    said = [m.removeprefix("log: ") for m in heldout.said(ev)]
     assert "a communicator of 2 rank(s) on 2 node(s), 1 on each (this log: rank(s) 0)" in said
 
 
@@ -164,8 +161,8 @@ def test_two_hosts_lines_with_p2p_and_shm_off_still_cross_hosts(tmp_path: Path) 
         "VM-16-64-ubuntu",
         "VM-16-65-ubuntu",
     }
-    _, outcome = _imported(ev)
-    assert ("evidence-nccl-socket-network", "warning") in _above_info(outcome)
+    _, outcome = heldout.imported(ev)
+    assert ("evidence-nccl-socket-network", "warning") in heldout.above_info(outcome)
 
 
 def test_an_address_of_family_0_keeps_its_own_reading(tmp_path: Path) -> None:

@@ -11,12 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_70"
 
@@ -30,15 +26,11 @@ NEMO_RL = (
 NEOX = "gpt_neox_deepspeed_2node_16gpu_mosaic_training_started_timers_healthy_mosaicgptneox_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- DeepSpeed's launcher under Determined: exit 247 on two pdsh nodes ------------------------
@@ -53,10 +45,10 @@ def test_deepspeed_exit_247_is_no_signal_and_two_nodes_not_four_ranks() -> None:
         (6, "172.31.36.1", 247),
     ]
     assert [f["repeated_lines"] for f in exits] == [[8], [7]]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert dict(_above_info(outcome))["evidence-launcher-exit"] == "critical"
-    message, items = _finding(outcome, "evidence-launcher-exit")
+    assert dict(heldout.above_info(outcome))["evidence-launcher-exit"] == "critical"
+    message, items = heldout.finding(outcome, "evidence-launcher-exit")
     assert message.startswith("2 node(s) whose launcher exited non-zero")
     assert "rank(s)" not in message
     assert "signal 119" not in " ".join(items)
@@ -65,7 +57,9 @@ def test_deepspeed_exit_247_is_no_signal_and_two_nodes_not_four_ranks() -> None:
     assert "pdsh's ssh to the node exited with the same code (line(s) 8)" in items[0]
     assert "on 172.31.36.1 exited with 247" in items[1] and "(line(s) 7)" in items[1]
     # the log gives no cause: no NCCL or GPU finding is made up
-    assert not any(r.startswith(("evidence-nccl", "evidence-gpu")) for r, _ in _above_info(outcome))
+    assert not any(
+        r.startswith(("evidence-nccl", "evidence-gpu")) for r, _ in heldout.above_info(outcome)
+    )
 
 
 def test_deepspeed_pdsh_exit_on_another_node_and_code(tmp_path: Path) -> None:
@@ -79,7 +73,7 @@ def test_deepspeed_pdsh_exit_on_another_node_and_code(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (exit_,) = [f for f in ev.failures if f["kind"] == "launcher_exit"]
     assert (exit_["line"], exit_["host"], exit_["exit_code"]) == (2, "gpu-node-07", 137)
-    _, items = _finding(_imported(ev)[1], "evidence-launcher-exit")
+    _, items = heldout.finding(heldout.imported(ev)[1], "evidence-launcher-exit")
     assert "exited with 137 (signal 9)" in items[0]
     assert "line(s) 3" in items[0]
 
@@ -95,7 +89,7 @@ def test_pdsh_exit_of_another_code_or_node_stays_its_own(tmp_path: Path) -> None
     assert (8, "172.31.42.141", 1) in exits and len(exits) == 3
     # 255 (exit(-1), ssh's own error) is said as no signal at all
     ev = _write(tmp_path, _text(DETERMINED).replace("code = 247", "code = 255"))
-    _, items = _finding(_imported(ev)[1], "evidence-launcher-exit")
+    _, items = heldout.finding(heldout.imported(ev)[1], "evidence-launcher-exit")
     ds_255 = [i for i in items if "exited with 255" in i]
     assert len(ds_255) == 2
     assert not any("exited with 255 (signal" in i or "as a byte" in i for i in ds_255)
@@ -109,9 +103,9 @@ def test_a_time_out_signal_received_first_names_its_sender_first() -> None:
     (tl,) = ev.timelines
     assert tl.first_rank == 107 and tl.signalled_first == 107
     assert tl.consequences == [31]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    _, items = _finding(outcome, "evidence-failure-order")
+    _, items = heldout.finding(outcome, "evidence-failure-order")
     assert items[0].startswith("rank 107 failed first: rank 31 received its collective time-out")
     assert "line 1), 0.451 s before rank 97's own failure (watchdog timeout, line 3)" in items[0]
     assert "rank 107's own log is not among the files" in items[0]
@@ -119,14 +113,14 @@ def test_a_time_out_signal_received_first_names_its_sender_first() -> None:
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-failure-order"]
     assert "Start with rank 107" in " ".join(str(r) for r in finding.recommendations)
     # the time-out itself is still rank 97's
-    _, timeouts = _finding(outcome, "evidence-watchdog-timeout")
+    _, timeouts = heldout.finding(outcome, "evidence-watchdog-timeout")
     assert timeouts[0].startswith("Rank 97: coalesced (SeqNum 1, 0 elements) ran 651421 ms")
 
 
 def test_a_signal_from_another_rank_names_that_rank(tmp_path: Path) -> None:
     text = _text(NEMO_RL).replace("from  rank 107", "from  rank 12")
-    _, outcome = _imported(_write(tmp_path, text))
-    _, items = _finding(outcome, "evidence-failure-order")
+    _, outcome = heldout.imported(_write(tmp_path, text))
+    _, items = heldout.finding(outcome, "evidence-failure-order")
     assert items[0].startswith("rank 12 failed first")
 
 
@@ -136,7 +130,7 @@ def test_an_own_time_out_before_the_signal_stays_first(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (tl,) = ev.timelines
     assert tl.first_rank == 97 and tl.signalled_first is None
-    _, items = _finding(_imported(ev)[1], "evidence-failure-order")
+    _, items = heldout.finding(heldout.imported(ev)[1], "evidence-failure-order")
     assert items[0].startswith("rank 97")
 
 
@@ -147,10 +141,10 @@ def test_a_healthy_gpt_neox_log_is_read_ready_with_its_figures() -> None:
     ev = _load(NEOX)
     assert ev.files[0].formats == ["log"]
     assert not [f for f in ev.failures if f["kind"] not in ("fp16_overflow",)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (note,) = [m for m in _said(ev) if "pipeline engine" in m]
+    assert heldout.above_info(outcome) == []
+    (note,) = [m for m in heldout.said(ev) if "pipeline engine" in m]
     assert "step 30: loss 10.7133, 0.283 s an iteration, 226.457 samples/s (line 7)" in note
     assert "skipped 20 of 30 steps" in note and "(line 6)" in note
     assert "comms 126.14 ms (line 5)" in note and "forward 519.08 ms" in note
@@ -164,16 +158,16 @@ def test_gpt_neox_progress_lines_alone_are_a_log_and_an_error_after_them_is_read
         for n in (10, 20, 30)
     )
     ev = _write(tmp_path, progress)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
-    assert any("step 30: loss 10.6000" in m for m in _said(ev))
+    assert any("step 30: loss 10.6000" in m for m in heldout.said(ev))
     # a failing twin: the error after the progress is the run's failure
     ev = _write(tmp_path, progress + "RuntimeError: CUDA error: an illegal memory access\n")
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_gpt_neox_with_most_steps_skipped_past_100_still_warns(tmp_path: Path) -> None:
     text = _text(NEOX).replace("step=30, skipped=20", "step=300, skipped=200")
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    assert any("fp16" in r or "overflow" in r for r, _ in _above_info(outcome))
+    assert any("fp16" in r or "overflow" in r for r, _ in heldout.above_info(outcome))

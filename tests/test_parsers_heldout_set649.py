@@ -10,10 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_71"
 
@@ -23,16 +21,12 @@ NO_DEVICE = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.txt")
-_write_log = partial(_load_copy, name="ascend_install.log")
+_write = partial(heldout.load_copy, name="copy.txt")
+_write_log = partial(heldout.load_copy, name="ascend_install.log")
 
 # the lines of the Ascend 950 reference's error counters in the file (err_ind_cnt_rx,
 # route_err_cnt_rx, out_err_cnt_rx, length_err_cnt_rx, err_ind_cnt_tx, out_err_cnt_tx,
@@ -49,10 +43,10 @@ def test_a_950_stat_names_its_port_and_says_its_error_counters_are_0() -> None:
     assert (port["device"], port["die_port"], port["stat"]["port_id"]) == (None, "port 4", 4)
     assert port["stat_errors"] == {}
     assert port["stat_checked_lines"] == ERROR_COUNTER_LINES
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (item,) = _items(outcome, "evidence-npu-port-state")
+    assert heldout.above_info(outcome) == []
+    (item,) = heldout.items(outcome, "evidence-npu-port-state")
     assert item.startswith("port 4 (device not named, line 1):")
     assert "port at line" not in item
     assert "-stat: its 8 error counters all 0 (CRC errors included) (lines 14-43)" in item
@@ -67,13 +61,13 @@ def test_a_950_stat_under_its_command_line_with_crc_errors_is_a_warning(tmp_path
     assert (port["device"], port["die_port"]) == (3, "UDie 1 port 6")
     assert port["stat_errors"] == {"crc_error_sum": 7}
     assert port["stat_error_lines"] == [44]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-roce-errors", "warning")]
-    (item,) = _items(outcome, "evidence-npu-roce-errors")
+    assert heldout.above_info(outcome) == [("evidence-npu-roce-errors", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-roce-errors")
     assert item.startswith("NPU 3 UDie 1 port 6: crc_error_sum 7")
     assert item.endswith("line 44)")
-    (state,) = _items(outcome, "evidence-npu-port-state")
+    (state,) = heldout.items(outcome, "evidence-npu-port-state")
     assert "error counters above 0: crc_error_sum 7" in state
 
 
@@ -83,9 +77,9 @@ def test_a_950_stats_retransmissions_alone_are_no_error(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (port,) = ev.npu_ports
     assert port["stat_errors"] == {}
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    (item,) = _items(outcome, "evidence-npu-port-state")
+    (item,) = heldout.items(outcome, "evidence-npu-port-state")
     assert "its 8 error counters all 0" in item
 
 
@@ -108,11 +102,11 @@ def test_a_firmware_run_that_found_no_device_is_a_failed_install() -> None:
     )
     assert "'pcie device is missing, please make sure" in said
     assert "then 'firmwareHostReady failed.' (line 13), then 'vmCheck failed.' (line 14)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     # (its error lines are the failed install's, no unread program's error besides)
-    assert _above_info(outcome) == [("evidence-install-failed", "critical")]
-    (item,) = _items(outcome, "evidence-install-failed")
+    assert heldout.above_info(outcome) == [("evidence-install-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-install-failed")
     assert item.endswith(f"({HELDOUT / NO_DEVICE}, line 12)")
 
 
@@ -131,7 +125,7 @@ def test_a_driver_run_that_found_no_device_on_another_host_copy_cut_before_its_e
         "Ascend driver package `Ascend910-driver-24.1.rc3.run --quiet --full` not installed"
     )
     assert "then '" not in failed["exception_type"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_a_later_run_of_the_same_firmware_that_went_in_supersedes_it(tmp_path: Path) -> None:
@@ -150,7 +144,7 @@ def test_a_later_run_of_the_same_firmware_that_went_in_supersedes_it(tmp_path: P
     assert not [f for f in ev.failures if f["kind"] == "install_failed"]
     # (the earlier run's error line is still said, as an unread program's)
     assert [(f["kind"], f["line"]) for f in ev.failures] == [("log_error", 12)]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_a_firmware_run_that_found_its_device_stays_ready(tmp_path: Path) -> None:
@@ -168,9 +162,9 @@ def test_a_firmware_run_that_found_its_device_stays_ready(tmp_path: Path) -> Non
     )
     ev = _write_log(tmp_path, healthy)
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_toolkit_runs_usage_error_stays_a_warning(tmp_path: Path) -> None:
@@ -185,4 +179,4 @@ def test_a_toolkit_runs_usage_error_stays_a_warning(tmp_path: Path) -> None:
     )
     ev = _write_log(tmp_path, text)
     assert [(f["kind"], f["line"]) for f in ev.failures] == [("log_error", 3)]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"

@@ -10,11 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_71"
 
@@ -28,15 +25,11 @@ MINDIE = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- EK0001: the profiler's output path ------------------------------------------------------
@@ -47,23 +40,23 @@ def test_profiler_ek0001_is_a_warning_not_a_cluster_failure() -> None:
     assert not [f for f in ev.failures if f["kind"] == "hccl_error"]
     (ek,) = [f for f in ev.failures if f["kind"] == "cann_profiler_error"]
     assert (ek["line"], ek["code"]) == (2, "EK0001")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-cann-profiler-error", "warning")]
-    message, items = _finding(outcome, "evidence-cann-profiler-error")
+    assert heldout.above_info(outcome) == [("evidence-cann-profiler-error", "warning")]
+    message, items = heldout.finding(outcome, "evidence-cann-profiler-error")
     assert "(EK0001)" in message and "nothing of the devices" in message
     assert "profilerResultPath" in items[0] and "line 2)" in items[0]
 
 
 def test_another_ek_code_is_the_profiler_and_an_ei_code_stays_critical(tmp_path: Path) -> None:
     text = _text(PROFILER).replace("EK0001", "EK0003")
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    assert "(EK0003)" in _finding(outcome, "evidence-cann-profiler-error")[0]
+    assert "(EK0003)" in heldout.finding(outcome, "evidence-cann-profiler-error")[0]
     # (the same line under an HCCL code is the HCCL error it was)
-    level, outcome = _imported(_write(tmp_path, _text(PROFILER).replace("EK0001", "EI0001")))
+    level, outcome = heldout.imported(_write(tmp_path, _text(PROFILER).replace("EK0001", "EI0001")))
     assert level == "NOT READY"
-    assert ("evidence-hccl-other-error", "critical") in _above_info(outcome)
+    assert ("evidence-hccl-other-error", "critical") in heldout.above_info(outcome)
 
 
 # --- EI0005: the ranks' arguments differ -----------------------------------------------------
@@ -76,19 +69,19 @@ def test_ei0005_leads_with_the_argument_mismatch_and_lists_both_links() -> None:
     assert code["exception_type"] == "parameter count: 16512 on this rank, 8320 on a peer"
     links = [f for f in ev.failures if f["kind"] == "hccl_transport_failure"]
     assert [(f["line"], f["rank"], f["remote_rank"]) for f in links] == [(4, 5, 6), (5, 5, 4)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert [r for r, _ in _above_info(outcome)] == [
+    assert [r for r, _ in heldout.above_info(outcome)] == [
         "evidence-hccl-args-inconsistent",
         "evidence-hccl-transport-failed",
     ]
-    message, items = _finding(outcome, "evidence-hccl-args-inconsistent")
+    message, items = heldout.finding(outcome, "evidence-hccl-args-inconsistent")
     assert "not the links" in message
     assert items == [
         f"Rank 5, all_reduce: parameter count: 16512 on this rank, 8320 on a peer "
         f"({HELDOUT / EI0005}, line 1)"
     ]
-    message, items = _finding(outcome, "evidence-hccl-transport-failed")
+    message, items = heldout.finding(outcome, "evidence-hccl-transport-failed")
     assert message.startswith("HCCL's transport set-up failed for 2 pair(s) of ranks")
     assert "(EI0005, said above)" in message
     assert [i.split(" (/")[0] for i in items] == [
@@ -113,16 +106,16 @@ def test_ei0005_of_another_rank_and_cann9_wording(tmp_path: Path) -> None:
     assert code["exception_type"] == "parameter dataType: 3 on this rank, 4 on a peer"
     links = [f for f in ev.failures if f["kind"] == "hccl_transport_failure"]
     assert [(f["rank"], f["remote_rank"]) for f in links] == [(2, 6), (2, 4)]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_transport_errors_without_ei0005_keep_the_link_reading(tmp_path: Path) -> None:
     # (the same TraceBack's links under no argument check: a link fault, said as before)
     text = "\n".join(_text(EI0005).splitlines()[3:6]) + "\n"
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"
-    assert not [r for r, _ in _above_info(outcome) if r == "evidence-hccl-args-inconsistent"]
-    message, items = _finding(outcome, "evidence-hccl-transport-failed")
+    assert not [r for r, _ in heldout.above_info(outcome) if r == "evidence-hccl-args-inconsistent"]
+    message, items = heldout.finding(outcome, "evidence-hccl-transport-failed")
     assert "EI0005" not in message and len(items) == 2
 
 
@@ -138,17 +131,17 @@ def test_mindie_oom_says_the_memory_held_outside_and_the_daemon_stopping() -> No
     assert "22.87 MiB free" in ooms[1]["exception_type"]
     (daemon,) = [f for f in ev.failures if f["kind"] == "mindie_error"]
     assert (daemon["line"], daemon["code"], daemon["repeated_lines"]) == (66, "MIE04E010109", [121])
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    rules = dict(_above_info(outcome))
+    rules = dict(heldout.above_info(outcome))
     assert rules["evidence-device-out-of-memory"] == rules["evidence-mindie-error"] == "critical"
-    _, items = _finding(outcome, "evidence-mindie-error")
+    _, items = heldout.finding(outcome, "evidence-mindie-error")
     assert items[0].startswith(
         "MIE04E010109: MindIE Server's daemon saw 2 worker process(es) exit: pid 63522 (line 66; "
         "its failure on line 22, device 7), pid 63498 (line 121; its failure on line 77, device "
         "4); then it stopped the service ('Daemon is killing...', line 132)"
     )
-    _, items = _finding(outcome, "evidence-device-out-of-memory")
+    _, items = heldout.finding(outcome, "evidence-device-out-of-memory")
     assert items[0].startswith("Process 63522 on device 7: tried to allocate 450.00 MiB")
 
 
@@ -177,6 +170,6 @@ def test_mindie_oom_on_another_device_with_most_memory_its_own(tmp_path: Path) -
 def test_mindie_healthy_start_stays_ready(tmp_path: Path) -> None:
     # the same start's init lines only: no error, nothing said
     text = "".join(_text(MINDIE).splitlines(keepends=True)[:21])
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []

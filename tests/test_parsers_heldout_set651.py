@@ -9,12 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.evidence.load import detect
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_71"
 
@@ -25,15 +22,11 @@ HEALTH = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- gpu-burn: 16 GPUs FAULTY, exit 0 ------------------------------------------------------------
@@ -45,10 +38,10 @@ def test_gpu_burn_all_sixteen_faulty_is_not_ready() -> None:
     faulty = [f for f in ev.failures if f["kind"] == "gpu_burn_faulty"]
     # one a GPU, at its own summary line (lines 5-20)
     assert [(f["device"], f["line"]) for f in faulty] == [(g, 5 + g) for g in range(16)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert dict(_above_info(outcome))["evidence-gpu-burn-faulty"] == "critical"
-    message, items = _finding(outcome, "evidence-gpu-burn-faulty")
+    assert dict(heldout.above_info(outcome))["evidence-gpu-burn-faulty"] == "critical"
+    message, items = heldout.finding(outcome, "evidence-gpu-burn-faulty")
     assert message.startswith("16 GPU(s) that gpu-burn marked FAULTY")
     assert "exits 0 whatever it found" in message
     # the GPUs with compare errors on line 1 name their counts; the others say why none shows
@@ -61,8 +54,8 @@ def test_gpu_burn_all_sixteen_faulty_is_not_ready() -> None:
         else:
             assert "no error on the progress line(s) in the copy" in item
     # temperatures and rates are figures, not a cause
-    assert any("16 GPU(s) at 6311-6660 Gflop/s, 45-52 C" in n for n in _said(ev))
-    assert not any(r.startswith("evidence-gpu-throttled") for r, _ in _above_info(outcome))
+    assert any("16 GPU(s) at 6311-6660 Gflop/s, 45-52 C" in n for n in heldout.said(ev))
+    assert not any(r.startswith("evidence-gpu-throttled") for r, _ in heldout.above_info(outcome))
 
 
 def test_gpu_burn_healthy_twin_stays_ready(tmp_path: Path) -> None:
@@ -71,9 +64,9 @@ def test_gpu_burn_healthy_twin_stays_ready(tmp_path: Path) -> None:
     summary = [line.replace("FAULTY", "OK") for line in lines[1:]]
     ev = _write(tmp_path, "\n".join([first, *summary]) + "\n")
     assert not [f for f in ev.failures if f["kind"] == "gpu_burn_faulty"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
-    assert any("GPU(s) 0, 1, 2" in n and "OK (lines 5-20)" in n for n in _said(ev))
+    assert any("GPU(s) 0, 1, 2" in n and "OK (lines 5-20)" in n for n in heldout.said(ev))
 
 
 def test_gpu_burn_one_gpu_of_four_faulty_and_one_died(tmp_path: Path) -> None:
@@ -98,9 +91,9 @@ def test_gpu_burn_one_gpu_of_four_faulty_and_one_died(tmp_path: Path) -> None:
     assert "37 compare error(s) (WARNING!) at line 2" in faulty[0]["exception_type"]
     assert "overflowed" not in faulty[0]["exception_type"]
     assert "its process died (DIED!, line 2)" in faulty[1]["exception_type"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
-    assert any("GPU(s) 0, 1 OK (lines 7-8)" in n for n in _said(ev))
+    assert any("GPU(s) 0, 1 OK (lines 7-8)" in n for n in heldout.said(ev))
 
 
 def test_gpu_burn_cut_before_summary_names_gpu_with_errors(tmp_path: Path) -> None:
@@ -108,7 +101,7 @@ def test_gpu_burn_cut_before_summary_names_gpu_with_errors(tmp_path: Path) -> No
     ev = _write(tmp_path, text)
     (faulty,) = [f for f in ev.failures if f["kind"] == "gpu_burn_faulty"]
     assert (faulty["device"], faulty["line"]) == (1, 1)
-    assert any("ends before its 'Tested N GPUs' summary" in n for n in _said(ev))
+    assert any("ends before its 'Tested N GPUs' summary" in n for n in heldout.said(ev))
 
 
 # --- dcgmi health -c, the User Guide's layout ---------------------------------------------------
@@ -135,10 +128,10 @@ def test_dcgmi_health_docs_example_warns_on_gpu0_pcie_and_gpu1_inforom() -> None
             ["A corrupt InfoROM has been detected in GPU 1."],
         ),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert dict(_above_info(outcome)) == {"evidence-dcgm-diag-warned": "warning"}
-    _, items = _finding(outcome, "evidence-dcgm-diag-warned")
+    assert dict(heldout.above_info(outcome)) == {"evidence-dcgm-diag-warned": "warning"}
+    _, items = heldout.finding(outcome, "evidence-dcgm-diag-warned")
     said = " ".join(items)
     assert "PCIe system (dcgmi health): Warn - GPU: 0" in said and "GPU 0: 13" in said
     assert "InfoROM system (dcgmi health): Warn - GPU: 1" in said
@@ -155,7 +148,7 @@ def test_dcgmi_health_older_layout_failure_on_another_gpu(tmp_path: Path) -> Non
         ("PCIe system", "Warn", "GPU: 0"),
         ("Memory system", "Fail", "GPU: 5"),
     ]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -167,5 +160,5 @@ def test_dcgmi_health_older_layout_healthy_stays_ready(tmp_path: Path) -> None:
     assert [(c["name"], c["result"], c["line"]) for c in diag["checks"]] == [
         ("Overall Health", "Pass", 3)
     ]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"

@@ -11,11 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_71"
 
@@ -32,15 +29,11 @@ BUSY = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- nvidia-smi --query-gpu: GPUs 0 and 1 at x4 of x8 ------------------------------------------
@@ -51,17 +44,17 @@ def test_gpus_0_and_1_at_x4_of_x8_are_a_warning_naming_them() -> None:
     assert ev.files[0].status == "read"
     narrow = [(g["gpu"], g["line"], g["pcie_width_lanes"]) for g in ev.gpus if g["pcie_width_low"]]
     assert narrow == [(0, 3, {"Current": 4, "Max": 8}), (1, 4, {"Current": 4, "Max": 8})]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-pcie-width-low", "warning")]
-    items = _items(outcome, "evidence-gpu-pcie-width-low")
+    assert heldout.above_info(outcome) == [("evidence-gpu-pcie-width-low", "warning")]
+    items = heldout.items(outcome, "evidence-gpu-pcie-width-low")
     assert [i.split(" (")[0] for i in items] == [
         "GPU 0: link width x4 of x8",
         "GPU 1: link width x4 of x8",
     ]
     assert items[0].endswith("line 3)") and items[1].endswith("line 4)")
     # the links at their full generation: no idle-link caveat is said
-    assert not [m for m in _said(ev) if "may be idling" in m]
+    assert not [m for m in heldout.said(ev) if "may be idling" in m]
 
 
 def test_another_gpu_narrow_in_nounits_output_is_named(tmp_path: Path) -> None:
@@ -79,9 +72,9 @@ def test_another_gpu_narrow_in_nounits_output_is_named(tmp_path: Path) -> None:
             "3, NVIDIA GeForce RTX 5060 Ti, 4, 4, 8, 8", "3, NVIDIA GeForce RTX 5060 Ti, 4, 4, 4, 8"
         )
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    assert [i.split(" (")[0] for i in _items(outcome, "evidence-gpu-pcie-width-low")] == [
+    assert [i.split(" (")[0] for i in heldout.items(outcome, "evidence-gpu-pcie-width-low")] == [
         "GPU 3: link width x4 of x8"
     ]
 
@@ -93,18 +86,18 @@ def test_a_narrow_link_below_its_generation_carries_the_idle_caveat(tmp_path: Pa
         "1, NVIDIA GeForce RTX 5060 Ti, 4, 4, 4, 8", "1, NVIDIA GeForce RTX 5060 Ti, 1, 4, 4, 8"
     )
     ev = _write(tmp_path, text)
-    (idle,) = [m for m in _said(ev) if "may be idling" in m]
+    (idle,) = [m for m in heldout.said(ev) if "may be idling" in m]
     assert "nvidia-smi --query-gpu: GPU 1: x4 of x8 lanes at Gen1 of Gen4" in idle
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_the_healthy_twin_at_full_width_stays_ready(tmp_path: Path) -> None:
     text = _text(PCIE_CSV).replace("4, 4, 4, 8", "4, 4, 8, 8")
     ev = _write(tmp_path, text)
     assert not [g for g in ev.gpus if g["pcie_width_low"]]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 # --- nccl-tests 2.17.8: wrong values, the FAILED footer, then the run's own failure return -----
@@ -113,7 +106,7 @@ def test_the_healthy_twin_at_full_width_stays_ready(tmp_path: Path) -> None:
 def test_the_test_failure_lines_are_this_runs_failure_return() -> None:
     ev = _load(WRONG)
     assert ev.files[0].status == "read"
-    said = _said(ev)
+    said = heldout.said(ev)
     assert not [m for m in said if "another run" in m]
     (own,) = [m for m in said if "own failure return" in m]
     assert "(line 43) on gpu-1-1 (pid 662195): common.cu:1189; gpu-1-7 (pid 2448661)" in own
@@ -123,10 +116,10 @@ def test_the_test_failure_lines_are_this_runs_failure_return() -> None:
         (1048576, False, 96),
         (1048576, True, 32),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     # one run, finished: no second run "cut short" made of its failure lines
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("bench-wrong-results", "critical"),
         ("evidence-hccl-test-check-failed", "critical"),
     ]
@@ -137,9 +130,9 @@ def test_the_failure_of_another_pid_on_another_host_is_still_its_own(tmp_path: P
     text = _text(WRONG).replace("gpu-1-1", "node-a").replace("gpu-1-7", "node-b")
     text = text.replace("662195", "1111").replace("2448661", "2222")
     ev = _write(tmp_path, text)
-    (own,) = [m for m in _said(ev) if "own failure return" in m]
+    (own,) = [m for m in heldout.said(ev) if "own failure return" in m]
     assert "node-a (pid 1111): common.cu:1189; node-b (pid 2222)" in own
-    assert [f[0] for f in _above_info(_imported(ev)[1])] == [
+    assert [f[0] for f in heldout.above_info(heldout.imported(ev)[1])] == [
         "bench-wrong-results",
         "evidence-hccl-test-check-failed",
     ]
@@ -155,7 +148,7 @@ def test_after_an_ok_footer_the_failure_is_another_runs(tmp_path: Path) -> None:
         .replace("Out of bounds values : 4 FAILED", "Out of bounds values : 0 OK")
     )
     ev = _write(tmp_path, text)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert not [m for m in said if "own failure return" in m]
     assert [m for m in said if "another run's" in m]
 
@@ -164,7 +157,7 @@ def test_an_older_release_without_its_version_line_keeps_the_old_reading(tmp_pat
     # before 2.17.3 nccl-tests exit()s after a FAILED footer and prints no Test failure line
     # (src/common.cu); a log without the 2.17.4+ "# nccl-tests version" line is not given them
     text = _text(WRONG).split("\n", 1)[1]
-    said = _said(_write(tmp_path, text))
+    said = heldout.said(_write(tmp_path, text))
     assert not [m for m in said if "own failure return" in m]
 
 
@@ -176,9 +169,9 @@ def test_the_healthy_twin_with_no_failure_lines_stays_ready(tmp_path: Path) -> N
         .replace("Out of bounds values : 4 FAILED", "Out of bounds values : 0 OK")
     )
     text = text.split("\n\n .. gpu-1-1")[0] + "\n"
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 # --- nccl-tests 2.17.8: every rank's "device(s) busy or unavailable", the whole run ------------
@@ -187,13 +180,13 @@ def test_the_healthy_twin_with_no_failure_lines_stays_ready(tmp_path: Path) -> N
 def test_a_run_that_failed_before_its_table_is_read_whole() -> None:
     ev = _load(BUSY)
     assert ev.files[0].status == "read"
-    said = _said(ev)
+    said = heldout.said(ev)
     assert not [m for m in said if "or the copy was cut" in m]
     (stopped,) = [m for m in said if "the run stopped before its first size" in m]
     assert stopped.endswith("its failure follows its header line (line 14)")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    items = _items(outcome, "evidence-cuda-error")
+    items = heldout.items(outcome, "evidence-cuda-error")
     # one item a failed process, each with the pid of its "Test failure" line (lines 14-25;
     # round OOOO set 677's reading: the six processes, not the two hosts)
     busy = "'CUDA-capable device(s) is/are busy or unavailable' at common.cu:1304"
@@ -212,4 +205,4 @@ def test_the_run_cut_after_its_rank_list_stays_partial(tmp_path: Path) -> None:
     text = "\n".join(_text(BUSY).splitlines()[:13]) + "\n"
     ev = _write(tmp_path, text)
     assert ev.files[0].status == "partial"
-    assert [m for m in _said(ev) if "or the copy was cut" in m]
+    assert [m for m in heldout.said(ev) if "or the copy was cut" in m]

@@ -10,11 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_71"
 
@@ -29,15 +26,11 @@ UCX = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- ip -s -s link ---------------------------------------------------------------------------
@@ -47,7 +40,7 @@ def test_ip_s_s_counters_under_a_wrapped_header_are_read_and_weighed() -> None:
     ev = _load(IP)
     assert ev.files[0].formats == ["netif"]
     assert ev.files[0].status == "read"
-    note, counters = _said(ev)
+    note, counters = heldout.said(ev)
     assert "eth4 (mtu 1500): up, link up" in note
     # (line 3, "state UP qlen 1000", is the header's rest: the block goes on under it)
     assert "eth4 rx_dropped 179, rx_overrun 47323, rx_missed 1725828" in counters
@@ -56,9 +49,9 @@ def test_ip_s_s_counters_under_a_wrapped_header_are_read_and_weighed() -> None:
     assert "under the 0.1 %" in counters
     assert "tx_" not in counters  # (TX all 0)
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_ip_s_s_missed_past_a_tenth_of_a_percent_on_a_named_host_is_a_warning(
@@ -71,9 +64,9 @@ def test_ip_s_s_missed_past_a_tenth_of_a_percent_on_a_named_host_is_a_warning(
     assert event["host"] == "gpu-b07"
     assert event["message"] == "rx_missed 5000000 of 1745618628 packets received (rx_overrun 47323)"
     assert event["exception_type"].startswith("eth4: the interface lost 0.29 % ")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nic-rx-discards", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nic-rx-discards", "warning")]
 
 
 def test_ip_s_s_one_register_in_three_counters_is_counted_once(tmp_path: Path) -> None:
@@ -94,9 +87,9 @@ def test_ip_s_s_healthy_twin_stays_ready_with_no_counter_note(tmp_path: Path) ->
         _text(IP).replace("179     47323", "0       0    ").replace("0       1725828", "0       0")
     )
     ev = _write(tmp_path, text)
-    assert len(_said(ev)) == 1
+    assert len(heldout.said(ev)) == 1
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- ucx_perftest ----------------------------------------------------------------------------
@@ -107,7 +100,7 @@ def test_ucx_perftest_cut_after_its_heading_names_both_ucx_warnings() -> None:
     assert ev.files[0].formats == ["pingpong"]
     # (the copy ends before any result row: what it measured is not in it)
     assert ev.files[0].status == "partial"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith("pingpong: ucx_perftest ucp_am_bw to 10.16.26.222 on node223: ")
     assert "table heading (line 4) and no result row" in note
     assert "MB/s" not in note.split("no result row")[1]  # (no bandwidth said)
@@ -119,10 +112,10 @@ def test_ucx_perftest_cut_after_its_heading_names_both_ucx_warnings() -> None:
     assert warns[1]["exception_type"] == (
         "ib_mlx5.h:962: mlx5dv_devx_obj_destroy(flush_dvmr) failed: Invalid argument"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-ucx-perftest-warn", "warning")]
-    items = _items(outcome, "evidence-ucx-perftest-warn")
+    assert heldout.above_info(outcome) == [("evidence-ucx-perftest-warn", "warning")]
+    items = heldout.items(outcome, "evidence-ucx-perftest-warn")
     assert items[1].startswith("node223: ucx_perftest ucp_am_bw to 10.16.26.222: ib_mlx5.h:962")
     assert items[1].endswith(f"{UCX}, line 8)")
 
@@ -152,10 +145,10 @@ def test_ucx_perftest_healthy_twin_with_its_final_row_stays_ready(tmp_path: Path
     text = "\n".join([lines[0], *lines[2:7], final, ""])
     ev = _write(tmp_path, text)
     assert ev.files[0].status == "read"
-    said = _said(ev)
+    said = heldout.said(ev)
     assert any("11873.5 MB/s overall" in s for s in said)
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- iperf3 cut before its summary -----------------------------------------------------------
@@ -166,15 +159,15 @@ def test_iperf3_cut_retransmits_weighed_against_its_segments_stay_ready() -> Non
     assert ev.files[0].formats == ["iperf3"]
     # (a 60 s test cut after 10 s: its summary is not in the copy)
     assert ev.files[0].status == "partial"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     # 276 retransmits against 1856 MBytes in 1324-byte segments (its MSS, line 6): 0.019 %
     assert "(276 TCP retransmits in them, 0.019 % of its segments of 1324 bytes (its MSS)" in note
     assert "under the 0.1 % from which losses are judged" in note
     assert "the copy ends before the test's summary" in note
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_iperf3_cut_with_heavy_retransmits_in_its_intervals_is_a_warning(tmp_path: Path) -> None:
@@ -189,14 +182,14 @@ def test_iperf3_cut_with_heavy_retransmits_in_its_intervals_is_a_warning(tmp_pat
         "27600 TCP retransmits in 10 s at 1.55 Gbit/s (the intervals': the copy ends before the "
         "summary): at least 1.9 % of its segments"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-iperf3-retransmits-heavy", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-iperf3-retransmits-heavy", "warning")]
 
 
 def test_iperf3_cut_without_its_mss_weighs_full_frames(tmp_path: Path) -> None:
     text = _text(IPERF).replace("      TCP MSS: 1324 (default)\n", "")
     ev = _write(tmp_path, text)
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "(276 TCP retransmits in them, 0.021 % of its segments: under the 0.1 %" in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"

@@ -10,10 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_71"
 
@@ -21,15 +19,13 @@ TCPX = "gpudirecttcpx_plugin_rx_ctrl_timeout_warn_gcp_a3_tcpx1.log"
 SHARP = "nccl_sharp_plugin_coll_init_error_collnet_fallback_p2p_nccl1050_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- GPUDirect-TCPX's rx ctrl timeout ------------------------------------------------------------
@@ -55,12 +51,12 @@ def test_tcpx_rx_ctrl_timeouts_are_a_stall_warning_with_local_and_peer_ends() ->
     assert "nic 0 (enp12s0, 172.16.0.11:39187)" in first["exception_type"]
     assert "7331502 polls" in first["exception_type"]
     assert "nic 1 (enp134s0, 172.16.0.49:45259)" in second["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-net-slow", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nccl-net-slow", "warning")]
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-nccl-net-slow"]
     assert "2 slowness report(s) on 2 local address(es)" in finding.message
-    items = _items(outcome, "evidence-nccl-net-slow")
+    items = heldout.items(outcome, "evidence-nccl-net-slow")
     assert items[0].startswith("a process, device 0: GPUDirect-TCPX's rx control message from ")
     assert "172.16.0.95:46723" in items[0]
     assert "rank" not in items[0]
@@ -82,9 +78,11 @@ def test_tcpx_report_with_nccl_prefix_names_host_pid_device(tmp_path: Path) -> N
     assert (slow["host"], slow["pid"], slow["device"]) == ("a3-node-7", 4411, 5)
     assert (slow["ip"], slow["remote_ip"], slow["port"]) == ("10.1.2.3", "10.1.2.9", 40002)
     assert "tx control message to 10.1.2.9:40002 on nic 3 (enp6s0" in slow["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _items(outcome, "evidence-nccl-net-slow")[0].startswith("a3-node-7 pid 4411, device 5:")
+    assert heldout.items(outcome, "evidence-nccl-net-slow")[0].startswith(
+        "a3-node-7 pid 4411, device 5:"
+    )
 
 
 def test_tcpx_data_socket_recv_slowness_is_read_too(tmp_path: Path) -> None:
@@ -99,7 +97,7 @@ def test_tcpx_data_socket_recv_slowness_is_read_too(tmp_path: Path) -> None:
     assert (slow["device"], slow["rank"], slow["remote_ip"]) == (2, None, "172.16.1.6")
     assert "data socket recv with 172.16.1.6:50001" in slow["exception_type"]
     assert "after 2.0 s (900 polls)" in slow["exception_type"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -111,10 +109,10 @@ def test_tcpx_stall_beside_a_real_failure_keeps_the_failure(tmp_path: Path) -> N
     )
     ev = _write(tmp_path, text)
     assert [f["kind"] for f in ev.failures if f["line"] in (1, 3)] == ["nccl_net_slow"] * 2
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-nccl-net-slow", "warning") in _above_info(outcome)
-    assert ("evidence-nccl-warning", "critical") in _above_info(outcome)
+    assert ("evidence-nccl-net-slow", "warning") in heldout.above_info(outcome)
+    assert ("evidence-nccl-warning", "critical") in heldout.above_info(outcome)
 
 
 def test_mpi_rank_tag_before_a_full_nccl_prefix_is_still_a_rank(tmp_path: Path) -> None:
@@ -143,10 +141,10 @@ def test_sharp_init_error_with_collnet_fallback_is_a_warning() -> None:
     ]
     assert {f["exception_type"] for f in warned} == {"start-up fallback"}
     assert "Cannot create SHARP job(-11)" in warned[0]["message"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
-    items = _items(outcome, "evidence-nccl-fallback-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
+    items = heldout.items(outcome, "evidence-nccl-fallback-warning")
     assert items[0].startswith("ib-vm-52 pid 1047884, device 7: NET/IB : SHARP coll init error")
     assert items[0].endswith(f"{SHARP}, line 1)")
     assert items[1].endswith(f"{SHARP}, line 15)")
@@ -159,9 +157,9 @@ def test_sharp_init_error_without_the_fallback_line_stays_critical(tmp_path: Pat
     (warned,) = [f for f in ev.failures if f["kind"] == "nccl_warning"]
     # (no start-up fallback; read as the CollNet set-up it failed, set 659)
     assert warned["exception_type"].startswith("CollNet (SHARP) could not be set up")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-nccl-warning", "critical") in _above_info(outcome)
+    assert ("evidence-nccl-warning", "critical") in heldout.above_info(outcome)
 
 
 def test_sharp_group_create_failure_on_another_host_with_fallback(tmp_path: Path) -> None:
@@ -179,7 +177,7 @@ def test_sharp_group_create_failure_on_another_host_with_fallback(tmp_path: Path
         (1, 3, "start-up fallback"),
         (3, 0, "start-up fallback"),
     ]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -188,8 +186,8 @@ def test_collnet_fallback_does_not_excuse_an_unrelated_error(tmp_path: Path) -> 
         "ib-vm-52:1047884:1048148 [7] transport/p2p.cc:275 NCCL WARN Cuda failure 'out of memory'\n"
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    items = _items(outcome, "evidence-nccl-warning")
+    items = heldout.items(outcome, "evidence-nccl-warning")
     assert "out of memory" in items[0]
     assert "(a start-up fallback: NCCL went on without it)" in items[1]

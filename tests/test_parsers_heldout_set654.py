@@ -10,11 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_71"
 
@@ -22,15 +20,11 @@ JAX = "jax_xla_pmap_ncclcomminitrank_unhandled_cuda_error_replica3_cut_jax17399.
 SGLANG = "sglang_h20_2node_tp16_nccl_init_custom_allreduce_disabled_benign_cut_sglang4978.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _calls(ev: EvidenceFacts) -> list[tuple[int, str | None, str | None]]:
@@ -51,12 +45,12 @@ def test_an_intercepted_failure_and_its_replicas_line_are_one_failure_of_that_re
     # intercepted failure, its replica's line cut off the copy
     assert _calls(ev) == [(2, "ncclCommInitRank", _REPLICA3), (5, "ncclCommInitRank", None)]
     assert {f["code_name"] for f in ev.failures} == {"ncclUnhandledCudaError"}
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-nccl-call-failed"]
     assert finding.message.startswith("2 NCCL call(s) returned an error (ncclUnhandledCudaError)")
-    first, second = _items(outcome, "evidence-nccl-call-failed")
+    first, second = heldout.items(outcome, "evidence-nccl-call-failed")
     assert first.startswith(f"{_REPLICA3}: ncclUnhandledCudaError at ncclCommInitRank (")
     assert first.endswith(f"{JAX}, line 2)")
     assert second.startswith("A process: ncclUnhandledCudaError at ncclCommInitRank (")
@@ -108,10 +102,10 @@ def test_a_replica_line_of_another_error_is_a_failure_of_its_own(tmp_path: Path)
 def test_sglangs_custom_all_reduce_off_across_nodes_is_said_as_sglangs() -> None:
     ev = _load(SGLANG)
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    notes = _said(ev)
+    assert heldout.above_info(outcome) == []
+    notes = heldout.said(ev)
     (note,) = [n for n in notes if "custom all-reduce" in n]
     assert note.startswith("log: SGLang: 3 tensor-parallel rank(s) logged (TP0-TP2); its custom")
     assert "(this process group spans across nodes): NCCL's all-reduce instead" in note
@@ -121,7 +115,7 @@ def test_sglangs_custom_all_reduce_off_across_nodes_is_said_as_sglangs() -> None
 
 def test_another_sglang_tag_is_sglangs_and_vllms_own_line_stays_vllms(tmp_path: Path) -> None:
     text = _text(SGLANG).replace(" TP1]", " DP0 TP9]")
-    notes = _said(_write(tmp_path, text))
+    notes = heldout.said(_write(tmp_path, text))
     assert any(
         n.startswith("log: SGLang: 3 tensor-parallel rank(s) logged (TP0, TP2, TP9)") for n in notes
     )
@@ -133,7 +127,7 @@ def test_another_sglang_tag_is_sglangs_and_vllms_own_line_stays_vllms(tmp_path: 
         for line in _text(SGLANG).splitlines(keepends=True)
     )
     ev = _write(tmp_path, vllm)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
-    (note,) = [n for n in _said(ev) if "custom all-reduce" in n]
+    (note,) = [n for n in heldout.said(ev) if "custom all-reduce" in n]
     assert note.startswith("log: vLLM: its custom all-reduce off (this process group spans")

@@ -11,10 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_72"
 
@@ -23,15 +21,11 @@ RAY = "ray_train_torch_npu_actor_died_err99999_ray49998_cut.log"
 VERL = "verl_ray_npu_multinode_hccl_init_error4_verl3947_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- HAMi ascend-device-plugin: npu-smi not found --------------------------------------------------
@@ -49,10 +43,10 @@ def test_allocate_failed_names_npu_smi_not_found_on_npu_1_as_the_cause() -> None
         "(chip 0): npu-smi not found in [/usr/local/Ascend/driver/tools/npu-smi "
         "/usr/local/sbin/npu-smi /usr/local/bin/npu-smi] or PATH"
     ) in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-container-start-failure", "critical")]
-    (item,) = _items(outcome, "evidence-container-start-failure")
+    assert heldout.above_info(outcome) == [("evidence-container-start-failure", "critical")]
+    (item,) = heldout.items(outcome, "evidence-container-start-failure")
     assert "could not run on NPU 1" in item and item.endswith(f"{HAMI}, line 1)")
 
 
@@ -109,10 +103,10 @@ def test_training_failed_error_stamped_err99999_is_the_runs_failure() -> None:
         "TrainingFailedError: the run failed; torch_npu stamped it ERR99999 (line 9, pid 39837, "
         "no device or rank named)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-python-exception", "critical")]
-    (item,) = _items(outcome, "evidence-python-exception")
+    assert heldout.above_info(outcome) == [("evidence-python-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-python-exception")
     assert item.endswith(f"{RAY}, line 6)") and "Rank" not in item
 
 
@@ -138,9 +132,9 @@ def test_another_exception_stamped_err99999_stays_torch_npus_warning(tmp_path: P
     )
     ev = _write(tmp_path, text)
     assert [f["kind"] for f in ev.failures] == ["torch_npu_error"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-torch-npu-error", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-torch-npu-error", "warning")]
 
 
 # --- verl over Ray: the failing actor's host -----------------------------------------------------------
@@ -163,9 +157,9 @@ def test_hccl_init_error_4_says_rays_next_report_and_its_host() -> None:
         "Ray's next report (line 3): ray::WorkerDict.ref_init_model() failed, pid 144557 on "
         "177.24.9.2 (its exception is past the copy's end)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-hccl-call-failed")
+    (item,) = heldout.items(outcome, "evidence-hccl-call-failed")
     assert item.startswith("Rank 0 (device 0): ") and "on 177.24.9.2" in item
 
 

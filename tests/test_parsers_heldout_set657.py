@@ -10,11 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_72"
 
@@ -22,15 +19,11 @@ BURN = "gpu_burn_h100_hbm3_system_not_yet_initialized_802_cut_gpuburn92.log"
 LISTING = "nvbandwidth_v0_6_list_testcases_no_measurement_cut_superbench675.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- gpu-burn: system not yet initialized (802) ---------------------------------------------------
@@ -42,10 +35,10 @@ def test_gpu_burn_system_not_yet_initialized_is_cuda_802_not_ready() -> None:
     (hit,) = [f for f in ev.failures if f["kind"] == "gpu_driver_error"]
     assert (hit["line"], hit["code"], hit["call"]) == (8, "802", "cuda_init")
     assert "gpu_burn-drv.cpp:298" in hit["message"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-cuda-not-ready", "critical")]
-    (item,) = _items(outcome, "evidence-cuda-not-ready")
+    assert heldout.above_info(outcome) == [("evidence-cuda-not-ready", "critical")]
+    (item,) = heldout.items(outcome, "evidence-cuda-not-ready")
     assert "error 802, cudaErrorSystemNotReady" in item
     assert "Fabric Manager" in item
     assert item.endswith(f"{BURN}, line 8)")
@@ -67,7 +60,7 @@ def test_gpu_burn_802_named_where_a_call_names_itself_and_under_a_host_prefix(
     ev = _write(tmp_path, text)
     (hit,) = [f for f in ev.failures if f["kind"] == "gpu_driver_error"]
     assert (hit["line"], hit["code"]) == (8, "802")
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -79,7 +72,7 @@ def test_gpu_burn_other_driver_error_is_not_called_802(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert [f for f in ev.failures if f.get("code") == "802"] == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     assert all(f.rule_id != "evidence-cuda-not-ready" for f in outcome.findings)
 
@@ -94,7 +87,7 @@ def test_gpu_burn_that_started_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert [f for f in ev.failures if f["kind"] == "gpu_driver_error"] == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -106,24 +99,24 @@ def test_nvbandwidth_list_of_test_cases_is_read_and_measures_nothing() -> None:
     assert ev.files[0].status == "read"
     assert ev.files[0].formats == ["nvbandwidth"]
     assert ev.gpu_copy == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "list of test cases (nvbandwidth -l, v0.6), 6 listed" in note
     assert "(host_to_device_memcpy_ce ... device_to_device_memcpy_write_ce)" in note
     assert "no copy was measured" in note
     (message,) = ev.files[0].messages
     assert message.line == 5
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_nvbandwidth_list_without_its_version_lines_is_still_read(tmp_path: Path) -> None:
     # a copy of the listing alone (older builds print no version line before it)
     text = "".join(_text(LISTING).splitlines(keepends=True)[4:])
-    ev = _load_copy(tmp_path, text, name="nvbw.txt")
+    ev = heldout.load_copy(tmp_path, text, name="nvbw.txt")
     assert ev.files[0].status == "read"
     assert ev.files[0].formats == ["nvbandwidth"]
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert "list of test cases (nvbandwidth -l), 6 listed" in note
     assert ev.files[0].messages[0].line == 1
 
@@ -131,6 +124,6 @@ def test_nvbandwidth_list_without_its_version_lines_is_still_read(tmp_path: Path
 def test_nvbandwidth_version_alone_is_still_unreadable(tmp_path: Path) -> None:
     # the listing is what is read: the version lines with nothing under them stay unread
     text = "".join(_text(LISTING).splitlines(keepends=True)[:3])
-    ev = _load_copy(tmp_path, text, name="nvbw.txt")
+    ev = heldout.load_copy(tmp_path, text, name="nvbw.txt")
     assert ev.files[0].status == "unreadable"
     assert any("no test's matrix" in m.message for m in ev.files[0].messages)

@@ -9,22 +9,18 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_72"
 
 IBPING = "ibping_ipoib_direct_2_of_2_received_archwiki_cut.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 def _text() -> str:
@@ -38,7 +34,7 @@ def test_ibping_two_of_two_pongs_is_a_healthy_reachability_check() -> None:
     ev = _load(IBPING)
     assert ev.files[0].formats == ["ibping"]
     assert ev.failures == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith("ibping: to Lid 1 (hostname.(none) answering): 2 of 2 pong(s) received")
     assert "(0% loss, statistics line 5)" in note
     assert "rtt min/avg/max 0.053/0.063/0.074 ms" in note
@@ -46,9 +42,9 @@ def test_ibping_two_of_two_pongs_is_a_healthy_reachability_check() -> None:
     # (ibping.c prints one destination in the pongs and the heading: the page's copy has two)
     assert "the statistics heading names Lid 4" in note
     assert [m.line for f in ev.files for m in f.messages] == [5]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_ibping_with_one_pong_lost_is_a_warning_naming_the_lid(tmp_path: Path) -> None:
@@ -66,13 +62,13 @@ def test_ibping_with_one_pong_lost_is_a_warning_naming_the_lid(tmp_path: Path) -
     (fail,) = ev.failures
     assert (fail["kind"], fail["line"], fail["message"]) == ("ibping_loss", 4, "ibping Lid 23")
     assert fail["exception_type"] == "1 of 2 ping(s) lost (50% loss)"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith("ibping: to Lid 23 (gpu-b07 answering): 1 of 2 pong(s) received")
     assert "statistics heading names" not in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-ibping-loss", "warning")]
-    (item,) = _items(outcome, "evidence-ibping-loss")
+    assert heldout.above_info(outcome) == [("evidence-ibping-loss", "warning")]
+    (item,) = heldout.items(outcome, "evidence-ibping-loss")
     assert item.startswith("ibping Lid 23: 1 of 2 ping(s) lost (50% loss) (")
     assert item.endswith("copy.txt, line 4)")
 
@@ -91,12 +87,12 @@ def test_ibping_with_no_pong_back_is_a_failure(tmp_path: Path) -> None:
     (fail,) = ev.failures
     assert (fail["kind"], fail["line"]) == ("ibping_no_reply", 4)
     assert fail["exception_type"] == "no pong back to 5 ping(s)"
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note.startswith("ibping: to Lid 9: 0 of 5 pong(s) received (100% loss")
     assert "rtt" not in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-ibping-no-reply", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-ibping-no-reply", "critical")]
 
 
 def test_two_ibping_runs_each_read_and_a_flood_run_has_no_pong_lines(tmp_path: Path) -> None:
@@ -110,12 +106,12 @@ def test_two_ibping_runs_each_read_and_a_flood_run_has_no_pong_lines(tmp_path: P
     )
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    first, second = _said(ev)
+    first, second = heldout.said(ev)
     assert first.startswith("ibping: to Lid 1 ")
     assert second.startswith("ibping: to Lid 205 (node3.(none) answering): 10000 of 10000 pong(s)")
     assert "pongs at" not in second
     assert [m.line for f in ev.files for m in f.messages] == [5, 10]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -124,7 +120,7 @@ def test_pongs_cut_before_the_statistics_are_counted_not_judged(tmp_path: Path) 
     ev = _write(tmp_path, text)
     assert ev.files[0].formats == ["ibping"]
     assert ev.failures == []
-    (note,) = _said(ev)
+    (note,) = heldout.said(ev)
     assert note == (
         "ibping: to Lid 1 (hostname.(none) answering): 2 pong(s) in the copy, its statistics not; "
         "pongs at lines 1-2"

@@ -12,12 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_72"
 
@@ -31,15 +28,9 @@ SHARP = (
     "nccl1219_cut.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _advice(outcome: RulesOutcome, rule_id: str) -> list[str]:
@@ -59,11 +50,11 @@ def test_rccl_ipc_handle_warnings_are_not_glued_to_the_next_devices_line() -> No
         (6, 2, "node"),
     ]
     assert {f["message"] for f in warned} == {"hipIpcGetMemHandle failed : invalid argument"}
-    assert not any("wrapped" in note for note in _said(ev))
-    level, outcome = _imported(ev)
+    assert not any("wrapped" in note for note in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-warning", "critical")]
-    items = _items(outcome, "evidence-nccl-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-warning", "critical")]
+    items = heldout.items(outcome, "evidence-nccl-warning")
     assert items[0] == (
         f"node, device 0: hipIpcGetMemHandle failed : invalid argument ({ev.files[0].path}, line 2)"
     )
@@ -89,7 +80,7 @@ def test_rccl_allocations_without_the_warnings_stay_ready(tmp_path: Path) -> Non
     text = "".join(line for line in _text(RCCL).splitlines(True) if "NCCL WARN" not in line)
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -111,10 +102,10 @@ def test_nvls_bind_failure_says_nccls_cause_and_workaround() -> None:
     assert said.endswith(
         "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future."
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
-    (item,) = _items(outcome, "evidence-nccl-call-failed")
+    assert heldout.above_info(outcome) == [("evidence-nccl-call-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-nccl-call-failed")
     assert "Fabric Manager or NVSwitches" in item and "NCCL_NVLS_ENABLE=0" in item
     (advice,) = _advice(outcome, "evidence-nccl-call-failed")
     assert "NCCL_NVLS_ENABLE=0" in advice and "Fabric Manager" in advice
@@ -143,7 +134,7 @@ def test_nvls_bind_failure_under_torchs_last_error_label(tmp_path: Path) -> None
         in failed["exception_type"]
     )
     assert failed["exception_type"].endswith("in the future.")
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     assert any("NCCL_NVLS_ENABLE=0" in a for a in _advice(outcome, "evidence-nccl-call-failed"))
 
 
@@ -153,7 +144,7 @@ def test_another_unhandled_cuda_error_keeps_the_generic_advice(tmp_path: Path) -
     ev = _write(tmp_path, text + "\n")
     (failed,) = ev.failures
     assert failed["exception_type"] == "Cuda failure 'out of memory'"
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     (advice,) = _advice(outcome, "evidence-nccl-call-failed")
     assert "Xid" in advice and "NCCL_NVLS_ENABLE" not in advice
 
@@ -178,11 +169,11 @@ def test_sharp_streaming_tree_lock_failure_is_collnet_set_up() -> None:
     assert said.startswith("CollNet (SHARP) could not be set up for this communicator")
     assert "SHARP rank 0/4 on mlx5_4:1 (line 4)" in said
     assert "libsharp ERROR Failed to lock SAT tree(ID:0x208) (lines 5, 6)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # (kept: no "Cannot initialize CollNet" line shows NCCL went on, set 653's reading)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-warning", "critical")]
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-warning", "critical")]
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert "CollNet (SHARP) could not be set up" in item and "mlx5_4:1" in item
     (advice,) = _advice(outcome, "evidence-nccl-warning")
     assert "sharp_am" in advice and "NCCL_COLLNET_ENABLE" in advice
@@ -223,7 +214,7 @@ def test_sharp_lock_failure_with_nccls_fallback_is_a_warning(tmp_path: Path) -> 
     ev = _write(tmp_path, text)
     sharp = [f for f in ev.failures if "Streaming Tree" in f["message"]]
     assert [f["exception_type"] for f in sharp] == ["start-up fallback"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -236,5 +227,5 @@ def test_sharp_initialised_without_errors_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"

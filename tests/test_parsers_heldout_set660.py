@@ -9,26 +9,19 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_72"
 
 TRTLLM = "tensorrt_llm_allreduce_plugin_init_mpi_error_6_terminate_trtllm1826_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- TensorRT-LLM: MPI error 6 in AllreducePlugin::initialize, then terminate -----------------
@@ -45,10 +38,10 @@ def test_trtllm_mpi_error_6_is_a_crash_in_the_allreduce_plugin() -> None:
     assert (
         "error 6, MPI_ERR_RANK (invalid rank), at mpiUtils.cpp:211" in (failure["exception_type"])
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-launcher-exit", "critical")]
-    _, (item,) = _finding(outcome, "evidence-launcher-exit")
+    assert heldout.above_info(outcome) == [("evidence-launcher-exit", "critical")]
+    _, (item,) = heldout.finding(outcome, "evidence-launcher-exit")
     assert "MPI error" in item and "line 2)" in item
     assert "(inside TensorRT-LLM: tensorrt_llm::plugins::AllreducePlugin::initialize())" in item
 
@@ -67,7 +60,7 @@ def test_trtllm_another_mpi_code_and_plugin(tmp_path: Path) -> None:
         in (failure["exception_type"])
     )
     assert failure["call"] == "tensorrt_llm::plugins::AllgatherPlugin::initialize()"
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_trtllm_code_out_of_the_table_is_said_as_a_number(tmp_path: Path) -> None:
@@ -86,11 +79,11 @@ def test_trtllm_healthy_engine_log_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert not ev.failures
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_trtllm_abort_with_no_rank_is_counted_as_a_process_not_a_rank() -> None:
     # the copy names no rank (no mpirun tag, no rank field): "1 rank(s)" would state one
-    message, _ = _finding(_imported(_load(TRTLLM))[1], "evidence-launcher-exit")
+    message, _ = heldout.finding(heldout.imported(_load(TRTLLM))[1], "evidence-launcher-exit")
     assert message.startswith("1 process(es) (no global rank shown) exited non-zero")
     assert "rank(s)" not in message

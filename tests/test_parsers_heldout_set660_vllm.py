@@ -11,11 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_72"
 
@@ -24,15 +21,11 @@ VLLM_SPREAD = "vllm_0.7_ray_tp2_spread_over_two_1gpu_nodes_warning_vllm13521_cut
 ZBPP = "megatron_zbpp_torch2.4_nccl2.20.5_h200_socket_message_truncated_rank9_zbpp60_cut.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- vLLM V1 on Ray: the lines behind the actors' tags ------------------------------------------
@@ -45,9 +38,9 @@ def test_vllm_v1_ray_worker_lines_are_read_as_a_healthy_log() -> None:
     said = " ".join(m.message for m in report.messages)
     assert "NCCL 2.27.3" in said and "pid 578, 1672" in said
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_vllm_v1_ray_worker_error_behind_the_tags_is_a_failure(tmp_path: Path) -> None:
@@ -58,7 +51,7 @@ def test_vllm_v1_ray_worker_error_behind_the_tags_is_a_failure(tmp_path: Path) -
     )
     ev = _write(tmp_path, text)
     assert ev.files[0].status == "read"
-    assert _imported(ev)[0] != "READY"
+    assert heldout.imported(ev)[0] != "READY"
 
 
 def test_tagged_lines_without_a_logger_stay_unread(tmp_path: Path) -> None:
@@ -79,10 +72,10 @@ def test_vllm_tp_spread_over_two_one_gpu_nodes_is_a_warning() -> None:
     (spread,) = ev.failures
     assert (spread["kind"], spread["line"], spread["repeated_lines"]) == ("vllm_tp_spread", 3, [4])
     assert spread["rank_size"] == 2 and spread["library"] == "vLLM"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-vllm-tp-spread", "warning")]
-    _, (item,) = _finding(outcome, "evidence-vllm-tp-spread")
+    assert heldout.above_info(outcome) == [("evidence-vllm-tp-spread", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-vllm-tp-spread")
     assert "tensor_parallel_size=2" in item and "on 2 node(s)" in item
     assert "c797a74e... 1, 7b735ccf... 1" in item
     assert "line 3; again at line(s) 4)" in item
@@ -106,14 +99,14 @@ def test_vllm_tp_spread_other_sizes_behind_engine_tags(tmp_path: Path) -> None:
     (spread,) = ev.failures
     assert (spread["line"], spread["rank_size"]) == (2, 8)
     assert "105bc4e5... 4, ead2c3ac... 4" in spread["exception_type"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_vllm_healthy_twin_without_the_warning_stays_ready(tmp_path: Path) -> None:
     lines = _text(VLLM_SPREAD).splitlines(keepends=True)
     ev = _write(tmp_path, "".join(lines[:2] + lines[4:]))
     assert [f["kind"] for f in ev.failures] == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- Megatron zero-bubble PP: the rank of the process whose NCCL WARN lines precede -----------
@@ -127,9 +120,9 @@ def test_zbpp_message_truncated_names_rank_9() -> None:
         (3, "lzm-h200-10", 74737, 1, 9),
     ]
     assert warns[0]["remote_ip"] == "10.0.5.194" and warns[0]["port"] == 41988
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    _, items = _finding(outcome, "evidence-nccl-warning")
+    _, items = heldout.finding(outcome, "evidence-nccl-warning")
     assert items[0].startswith("lzm-h200-10 pid 74737 (rank 9), device 1: NET/Socket : peer")
     assert "message truncated" in items[0] and "line 1)" in items[0]
 

@@ -10,11 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_73"
 
@@ -28,15 +25,11 @@ DCMI = (
 )
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- npu-smi info's process table alone, from its border -----------------------------------------
@@ -51,7 +44,7 @@ def test_process_table_from_its_border_is_read_as_idle_npus() -> None:
     assert note.message.endswith("no process running on NPU 0, 1, 2, 3, 4, 5")
     # nothing of a chip is made up from it
     assert ev.npu_chips == [] and ev.npu_process_chips == [] and ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_process_table_of_other_npus_from_a_dashed_border(tmp_path: Path) -> None:
@@ -59,17 +52,17 @@ def test_process_table_of_other_npus_from_a_dashed_border(tmp_path: Path) -> Non
     text = _text(PROCESSES).replace("=", "-")
     for n in range(6):
         text = text.replace(f"in NPU {n} ", f"in NPU {n + 8}")
-    ev = _load_copy(tmp_path, text, name="copy.txt")
+    ev = heldout.load_copy(tmp_path, text, name="copy.txt")
     (report,) = ev.files
     assert report.status == "read"
     assert report.messages[0].message.endswith("no process running on NPU 8, 9, 10, 11, 12, 13")
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_border_over_other_words_is_not_a_process_table(tmp_path: Path) -> None:
     # a border over a row that is not npu-smi's idle row: not this reading
     text = "+======+\n| hello |\n+======+\n"
-    ev = _load_copy(tmp_path, text, name="copy.txt")
+    ev = heldout.load_copy(tmp_path, text, name="copy.txt")
     assert "ascend_notes" not in ev.files[0].formats
 
 
@@ -89,10 +82,10 @@ def test_link_wait_names_the_port_the_120_s_wait_the_tls_status_and_ret_9() -> N
     assert (link["code"], link["code_name"], link["library"]) == ("9", "HCCL_E_TIMEOUT", "HCCL")
     assert link["timeout_ms"] == 120_000  # line 7's timeout[120 s]
     assert link["exception_type"] == "time out, TLS DISABLE"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-hccl-link-wait-timeout", "critical")]
-    _, (item,) = _finding(outcome, "evidence-hccl-link-wait-timeout")
+    assert heldout.above_info(outcome) == [("evidence-hccl-link-wait-timeout", "critical")]
+    _, (item,) = heldout.finding(outcome, "evidence-hccl-link-wait-timeout")
     assert item.startswith(
         "Rank 0 (10.20.0.2) waited 120 s for rank 27 (10.20.0.29, port 16666), status "
         '"time out, TLS DISABLE", error number 9 = HCCL_E_TIMEOUT ('
@@ -139,7 +132,7 @@ def test_table_without_its_ret_line_keeps_no_number(tmp_path: Path) -> None:
     ev = _write(tmp_path, "".join(lines[:3]))
     (link,) = ev.failures
     assert link["code"] is None and link["code_name"] is None
-    _, (item,) = _finding(_imported(ev)[1], "evidence-hccl-link-wait-timeout")
+    _, (item,) = heldout.finding(heldout.imported(ev)[1], "evidence-hccl-link-wait-timeout")
     assert "error number" not in item and "None" not in item
 
 
@@ -155,16 +148,16 @@ def test_dcmi_start_names_the_board_type_failure_and_no_absent_runtime_errors() 
         "error) (line 2)"
     )
     assert (count["line"], count["call"], count["code"]) == (3, "drvGetDevNum", "87")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert set(_above_info(outcome)) == {
+    assert set(heldout.above_info(outcome)) == {
         ("evidence-npu-devices-unavailable", "critical"),
         ("evidence-npu-dcmi-init-failed", "critical"),
     }
-    message, _ = _finding(outcome, "evidence-npu-devices-unavailable")
+    message, _ = heldout.finding(outcome, "evidence-npu-devices-unavailable")
     # the copy has no null context and no EE1001: the finding must not name them
     assert "null context" not in message and "EE1001" not in message
-    _, (item,) = _finding(outcome, "evidence-npu-dcmi-init-failed")
+    _, (item,) = heldout.finding(outcome, "evidence-npu-dcmi-init-failed")
     assert "-9005" in item and item.endswith("line 1)")
 
 
@@ -178,13 +171,13 @@ def test_board_type_failure_alone_is_npu_smi_reading_no_npu(tmp_path: Path) -> N
         "-9008",
         "NPU_ERR_CODE_DEVICE_NOT_EXIST",
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-dcmi-error", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-npu-dcmi-error", "warning")]
 
 
 def test_npu_smi_that_started_stays_ready(tmp_path: Path) -> None:
     # the healthy twin: npu-smi's version line and nothing failed
     ev = _write(tmp_path, "root@node:~# npu-smi -v\nnpu-smi version: 24.1.rc2\n")
     assert not ev.failures
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"

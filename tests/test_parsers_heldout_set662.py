@@ -9,11 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_73"
 
@@ -22,15 +20,11 @@ PLATFORM = "verl_ray_platform_huawei_npu_registered_not_available_cpu_only_actor
 DEVICE_IP = "vllm_ascend_pd_mooncake_d_node_plog_ranktablcheck_device_ip_not_set_vllmascend7711.log"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _notes(ev: EvidenceFacts) -> list[str]:
@@ -44,9 +38,9 @@ def test_tbe_main_process_disappeared_after_final_validation_is_no_error() -> No
     ev = _load(TBE)
     assert ev.files[0].formats == ["log"]
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     (note,) = [n for n in _notes(ev) if "TBE" in n]
     assert "4 line(s)" in note and "line(s) 4, 5, 6, 7" in note
 
@@ -61,14 +55,14 @@ def test_tbe_lines_do_not_hide_a_real_error_after_them(tmp_path: Path) -> None:
     (failure,) = ev.failures
     assert failure["line"] == 3
     assert "NPU out of memory" in failure["message"]
-    assert _imported(ev)[0] != "READY"
+    assert heldout.imported(ev)[0] != "READY"
 
 
 def test_tbe_lines_without_the_ray_tag_on_another_pid(tmp_path: Path) -> None:
     text = _text(TBE).replace("(WorkerDict pid=1896673) ", "")
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- verl's platform with no device --------------------------------------------------------------
@@ -83,10 +77,10 @@ def test_verl_platform_registered_but_not_available_is_a_warning() -> None:
     assert failure["library"] == "verl" and failure["call"] == "PlatformNPU"
     assert "'huawei' (PlatformNPU)" in failure["exception_type"]
     assert "CPU-only" in failure["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-verl-platform-unavailable", "warning")]
-    _, (item,) = _finding(outcome, "evidence-verl-platform-unavailable")
+    assert heldout.above_info(outcome) == [("evidence-verl-platform-unavailable", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-verl-platform-unavailable")
     assert "line 1)" in item
 
 
@@ -100,13 +94,13 @@ def test_verl_platform_cuda_in_ray_actors_counted_once(tmp_path: Path) -> None:
     (failure,) = ev.failures
     assert failure["call"] == "PlatformCUDA"
     assert failure["repeated_lines"] == [2]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_verl_platform_healthy_twin_stays_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, "INFO 06-16 10:00:01 Platform 'huawei' (PlatformNPU) is available.\n" * 3)
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- HCCL's rank table check, quoted without its plog head ----------------------------------------
@@ -119,9 +113,9 @@ def test_ranktable_device_ip_not_set_is_a_configuration_failure() -> None:
     assert failure["kind"] == "hccl_plog_error"
     assert failure["line"] == 1 and failure["library"] == "HCCL"
     assert failure["exception_type"].startswith("the rank table gives no device_ip")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-hccl-plog-error", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-hccl-plog-error", "critical")]
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-hccl-plog-error"]
     assert any("hccn.conf" in r.why for r in finding.recommendations)
 
@@ -136,7 +130,7 @@ def test_ranktable_device_ip_with_underscores_and_plog_head_read_once(tmp_path: 
     ev = _write(tmp_path, text)
     (failure,) = ev.failures
     assert failure["exception_type"].startswith("the rank table gives no device_ip")
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_ranktable_check_on_another_line_of_a_log(tmp_path: Path) -> None:
@@ -148,4 +142,4 @@ def test_ranktable_check_on_another_line_of_a_log(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     failure = next(f for f in ev.failures if f["kind"] == "hccl_plog_error")
     assert failure["line"] == 3
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"

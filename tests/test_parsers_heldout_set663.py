@@ -12,11 +12,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_73"
 
@@ -24,15 +21,9 @@ ALLTOALL = "nccl_tests_msccl_alltoall_2node_16gpu_inplace_error_1e00_absurd_busb
 TEMP = "nvidia_smi_q_temperature_465_27_mx330_current_56c_max_operating_57c_thermald300.txt"
 NVSWITCH = "nv_hostengine_dcgm_3_1_3_nvswitch_not_attached_log_spam_benign_dcgm159.log"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- nccl-tests alltoall, blank redop: the last row is whole ----------------------------------
@@ -40,7 +31,7 @@ def _text(name: str) -> str:
 
 def test_alltoall_last_row_with_blank_redop_is_read_whole() -> None:
     ev = _load(ALLTOALL)
-    said = _said(ev)
+    said = heldout.said(ev)
     assert not any("unreadable" in s or "ends inside this row" in s for s in said)
     (bench,) = ev.benchmarks
     assert [r["bytes"] for r in bench["results"] if not r["in_place"]] == [
@@ -54,7 +45,7 @@ def test_alltoall_last_row_with_blank_redop_is_read_whole() -> None:
 
 def test_alltoall_in_place_error_cells_and_impossible_figures_are_said() -> None:
     ev = _load(ALLTOALL)
-    (note,) = [s for s in _said(ev) if "in-place error cells" in s]
+    (note,) = [s for s in heldout.said(ev) if "in-place error cells" in s]
     assert "up to 1e+00 on every size (lines 4-10)" in note
     assert "0.17-0.51 us and busbw up to 300093 GB/s" in note
     assert "out-of-place 1.72-2.13 GB/s" in note
@@ -62,10 +53,10 @@ def test_alltoall_in_place_error_cells_and_impossible_figures_are_said() -> None
     # (the out-of-place checks are 0e+00: no data failure counted, nccl-tests leaves its
     # in-place alltoall check out)
     assert ev.benchmarks[0]["failed_checks"] == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-benchmark-cut-short", "warning")]
-    (item,) = _items(outcome, "evidence-benchmark-cut-short")
+    assert heldout.above_info(outcome) == [("evidence-benchmark-cut-short", "warning")]
+    (item,) = heldout.items(outcome, "evidence-benchmark-cut-short")
     assert "the last size is 67108864 B" in item
 
 
@@ -74,8 +65,8 @@ def test_alltoall_in_place_note_needs_every_in_place_cell_off(tmp_path: Path) ->
     # row read whole all the same)
     text = _text(ALLTOALL).replace("1e+00", "0e+00")
     ev = _write(tmp_path, text)
-    assert not any("in-place error cells" in s for s in _said(ev))
-    assert not any("unreadable" in s for s in _said(ev))
+    assert not any("in-place error cells" in s for s in heldout.said(ev))
+    assert not any("unreadable" in s for s in heldout.said(ev))
     assert len(ev.benchmarks[0]["results"]) == 14
 
 
@@ -84,7 +75,7 @@ def test_alltoall_table_cut_inside_its_last_rows_check_is_still_said(tmp_path: P
     lines = _text(ALLTOALL).splitlines()
     lines[-1] = lines[-1].rsplit(None, 1)[0]
     ev = _write(tmp_path, "\n".join(lines) + "\n")
-    assert any("ends inside this row" in s for s in _said(ev))
+    assert any("ends inside this row" in s for s in heldout.said(ev))
 
 
 def test_reducing_table_with_redop_keeps_its_row_count(tmp_path: Path) -> None:
@@ -92,8 +83,8 @@ def test_reducing_table_with_redop_keeps_its_row_count(tmp_path: Path) -> None:
     lines = _text(ALLTOALL).splitlines()
     rows = [ln.replace("   float ", "   float     sum ", 1) for ln in lines[3:]]
     ev = _write(tmp_path, "\n".join(lines[:3] + rows) + "\n")
-    assert not any("unreadable" in s or "ends inside" in s for s in _said(ev))
-    assert not any("in-place error cells" in s for s in _said(ev))
+    assert not any("unreadable" in s or "ends inside" in s for s in heldout.said(ev))
+    assert not any("in-place error cells" in s for s in heldout.said(ev))
     assert len(ev.benchmarks[0]["results"]) == 14
 
 
@@ -108,21 +99,21 @@ def test_gpu_one_degree_under_its_max_operating_temp_is_a_warning() -> None:
     assert hit["exception_type"].startswith(
         "GPU 00000000:2D:00.0 at 56 C, 1 C under its Max Operating Temp 57 C (line 15)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-temp-near-limit", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-temp-near-limit")
+    assert heldout.above_info(outcome) == [("evidence-gpu-temp-near-limit", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-temp-near-limit")
     assert "56 C" in item and "57 C" in item and "line 12" in item
-    assert not any("nothing judged" in s for s in _said(ev))
+    assert not any("nothing judged" in s for s in heldout.said(ev))
 
 
 def test_cool_twin_of_the_temperature_page_stays_ready(tmp_path: Path) -> None:
     text = _text(TEMP).replace(": 56 C", ": 41 C")
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
-    assert any("41 C" in s and "nothing judged" in s for s in _said(ev))
+    assert any("41 C" in s and "nothing judged" in s for s in heldout.said(ev))
 
 
 def test_temperature_past_slowdown_on_another_gpu(tmp_path: Path) -> None:
@@ -139,7 +130,7 @@ def test_temperature_past_slowdown_on_another_gpu(tmp_path: Path) -> None:
         "GPU 00000000:3B:00.0 at 98 C, at or past its Slowdown Temp 97 C"
     )
     assert hit["line"] == 12 + len(cool.splitlines())
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -149,13 +140,13 @@ def test_temperature_past_slowdown_on_another_gpu(tmp_path: Path) -> None:
 def test_nvswitch_not_attached_is_a_note_not_the_logs_error() -> None:
     ev = _load(NVSWITCH)
     assert ev.failures == []
-    (note,) = [s for s in _said(ev) if "NvSwitch module" in s]
+    (note,) = [s for s in heldout.said(ev) if "NvSwitch module" in s]
     assert "pid 1264985, a DCGM 3.1 build" in note
     assert "(line 1, at ERROR)" in note and "log spam" in note
     assert "libnvidia-nscq" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_repeated_nvswitch_spam_on_another_pid(tmp_path: Path) -> None:
@@ -163,7 +154,7 @@ def test_repeated_nvswitch_spam_on_another_pid(tmp_path: Path) -> None:
     text = "\n".join(line.replace("12:54:06", f"12:54:{6 + 5 * i:02d}") for i in range(4))
     ev = _write(tmp_path, text + "\n")
     assert ev.failures == []
-    (note,) = [s for s in _said(ev) if "NvSwitch module" in s]
+    (note,) = [s for s in heldout.said(ev) if "NvSwitch module" in s]
     assert "pid 4242" in note and "(lines 1-4, 4 times, at ERROR)" in note
 
 
@@ -175,5 +166,5 @@ def test_another_hostengine_error_beside_the_spam_is_still_read(tmp_path: Path) 
         "DcgmCacheManager.cpp:11130] [DcgmCacheManager::AppendDeviceSupportedClocks]"
     )
     ev = _write(tmp_path, f"{spam}\n{other}\n")
-    assert not any("NvSwitch module" in s for s in _said(ev))
+    assert not any("NvSwitch module" in s for s in heldout.said(ev))
     assert ev.failures  # (the log's first error line, as before: not all of it is the spam)

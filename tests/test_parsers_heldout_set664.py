@@ -9,11 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.evidence.load import detect
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_73"
 
@@ -24,15 +22,11 @@ AINIC = (
 IPERF = "iperf3_3_17_1_unable_to_connect_to_server_connection_refused_port_range_iperf1751.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
 # --- AMD-SMI AINIC: enp229s0 no carrier, rocep229s0 port 1 DOWN ----------------------------------
@@ -50,10 +44,10 @@ def test_ainic_down_port_is_read_and_named_with_its_netdev_link() -> None:
     )
     assert port["active"] is False and port["netdev"] == "enp229s0"
     assert port["link_layer"] == "Ethernet" and port["rate_gbps"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-hca-port-not-active", "warning")]
-    _, (item,) = _finding(outcome, "evidence-hca-port-not-active")
+    assert heldout.above_info(outcome) == [("evidence-hca-port-not-active", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-hca-port-not-active")
     assert item.startswith("rocep229s0 port 1: DOWN, Ethernet, netdev enp229s0 (")
     assert "CARRIER 0 (line 19)" in item and "LINK_STATE down (line 21)" in item
     assert "LINK_SPEED 0 Mb/s (line 22)" in item and "no physical link" in item
@@ -66,9 +60,9 @@ def test_ainic_another_device_and_netdev_down(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (port,) = ev.hca_ports
     assert (port["ca"], port["port"], port["netdev"]) == ("rocep9s0", 2, "enp9s0")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    _, (item,) = _finding(outcome, "evidence-hca-port-not-active")
+    _, (item,) = heldout.finding(outcome, "evidence-hca-port-not-active")
     assert item.startswith("rocep9s0 port 2: DOWN, Ethernet, netdev enp9s0 (CARRIER 0 (line 19)")
 
 
@@ -84,7 +78,7 @@ def test_ainic_healthy_twin_stays_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (port,) = ev.hca_ports
     assert port["active"] is True and port["rate_gbps"] == 400.0
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_ainic_netdev_without_rdma_device_is_said_not_invented(tmp_path: Path) -> None:
@@ -111,12 +105,12 @@ def test_iperf3_refused_names_the_port_range_iperf3_read_as_one_port() -> None:
     assert why.startswith("the test with the server iperf.biznetnetworks.com (port 5201)")
     assert "-p 5201-5203 (line 1) is not one port" in why
     assert "only port 5201 was tried" in why
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # kept a warning against the judge's failure: the host answered with a refusal (no iperf3
     # listening on 5201), the test's set-up failed, not the path (rule evidence-iperf3-failed)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-iperf3-failed", "warning")]
-    _, (item,) = _finding(outcome, "evidence-iperf3-failed")
+    assert heldout.above_info(outcome) == [("evidence-iperf3-failed", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-iperf3-failed")
     assert "-p 5201-5203" in item and "line 3)" in item
 
 
@@ -131,4 +125,4 @@ def test_iperf3_one_port_says_nothing_of_a_range(tmp_path: Path) -> None:
     text = _text(IPERF).replace("-p 5201-5203", "-p 5202")
     (failure,) = _write(tmp_path, text).failures
     assert "not one port" not in failure["exception_type"]
-    assert _imported(_write(tmp_path, text))[0] == "READY WITH WARNINGS"
+    assert heldout.imported(_write(tmp_path, text))[0] == "READY WITH WARNINGS"

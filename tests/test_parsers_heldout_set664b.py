@@ -11,11 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_73"
 
@@ -25,15 +23,9 @@ MOONCAKE = (
     "mooncake204_cut.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _advice(outcome: RulesOutcome, rule_id: str) -> list[str]:
@@ -56,10 +48,10 @@ def test_ucx_retry_exceeded_names_the_peer_of_its_qp_dump() -> None:
         "(dgid ::ffff:10.150.5.46, traffic class 106; DCI QP 0x221d1, line 2)"
     )
     assert "that peer or the path to it stopped answering" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-ucx-error", "critical")]
-    (item,) = _items(outcome, "evidence-ucx-error")
+    assert heldout.above_info(outcome) == [("evidence-ucx-error", "critical")]
+    (item,) = heldout.items(outcome, "evidence-ucx-error")
     assert item.startswith("x1005c4s5b0n0 pid 37049: Transport retry count exceeded on mlx5_1:1")
     assert "10.150.5.46" in item and item.endswith("line 1)")
 
@@ -127,10 +119,10 @@ def test_mooncake_rtr_failure_is_a_handshake_failure_on_a_link_local_gid() -> No
         "mlx5_0 (GID index 1, fe80::9e63:c0ff:fe65:ab90, a link-local GID, line 5): "
         "Failed to modify QP to RTR: Connection timed out [110]"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-handshake-failed", "critical")]
-    (item,) = _items(outcome, "evidence-rdma-handshake-failed")
+    assert heldout.above_info(outcome) == [("evidence-rdma-handshake-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rdma-handshake-failed")
     assert item.startswith("mlx5_0 (GID index 1, fe80::9e63:c0ff:fe65:ab90, a link-local GID")
     assert item.endswith("line 8)")
     (advice,) = _advice(outcome, "evidence-rdma-handshake-failed")
@@ -163,8 +155,8 @@ def test_mooncake_repeated_handshake_failures_are_one_with_their_lines(tmp_path:
     (failed,) = ev.failures
     assert failed["line"] == 8
     assert failed["repeated_lines"] == [9, 10]
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-rdma-handshake-failed")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-rdma-handshake-failed")
     assert "again at line(s) 9, 10" in item
 
 
@@ -173,5 +165,5 @@ def test_mooncake_start_without_the_handshake_error_stays_ready(tmp_path: Path) 
     lines = _text(MOONCAKE).splitlines(True)
     ev = _write(tmp_path, "".join(lines[:7]))
     assert not [f for f in ev.failures if f["kind"] == "rdma_handshake_failed"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"

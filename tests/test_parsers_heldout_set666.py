@@ -10,10 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_73"
 
@@ -22,15 +20,9 @@ AGENT = (
     "torchrun_torch24_nv24_7_agent_sigterm_death_signal_workers_terminated_pytorch114097_cut.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- JAX: the coordinator refused the connection ------------------------------------------------
@@ -42,10 +34,10 @@ def test_a_refused_coordinator_is_read_with_its_address_and_tasks() -> None:
     (failure,) = [f for f in ev.failures if f["kind"] == "coordination_timeout"]
     assert (failure["remote_ip"], failure["port"], failure["rank"]) == ("10.186.213.145", 13305, 0)
     assert failure["line"] == 1
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-coordination-timeout", "critical")]
-    (item,) = _items(outcome, "evidence-coordination-timeout")
+    assert heldout.above_info(outcome) == [("evidence-coordination-timeout", "critical")]
+    (item,) = heldout.items(outcome, "evidence-coordination-timeout")
     assert item.startswith(
         "the coordination service at 10.186.213.145:13305 refused the connection"
     )
@@ -65,9 +57,9 @@ def test_a_refused_coordinator_on_another_address_rank_and_task(tmp_path: Path) 
     ev = _write(tmp_path, text)
     (failure,) = [f for f in ev.failures if f["kind"] == "coordination_timeout"]
     assert (failure["remote_ip"], failure["port"], failure["rank"]) == ("10.0.7.21", 8476, 5)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-coordination-timeout")
+    (item,) = heldout.items(outcome, "evidence-coordination-timeout")
     assert "10.0.7.21:8476" in item and "task 6's watch" in item and "rank(s) 5" in item
 
 
@@ -92,7 +84,7 @@ def test_a_healthy_jax_start_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"] == "coordination_timeout"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -103,10 +95,10 @@ def test_the_agents_sigterm_and_the_workers_it_stopped_are_read() -> None:
     ev = _load(AGENT)
     (agent,) = [f for f in ev.failures if f["kind"] == "launcher_exit"]
     assert (agent["line"], agent["exit_code"], agent["worker"]) == (1, -15, "torchrun's agent")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-launcher-exit", "critical")]
-    (item,) = _items(outcome, "evidence-launcher-exit")
+    assert heldout.above_info(outcome) == [("evidence-launcher-exit", "critical")]
+    (item,) = heldout.items(outcome, "evidence-launcher-exit")
     assert item.startswith(
         "torchrun's agent (received SIGTERM from outside the job, line 1: it sent SIGTERM to its "
         "4 running worker(s), pid(s) 6236, 6239, 6242, 6245 (line(s) 2-5))"
@@ -124,9 +116,9 @@ def test_the_agents_signal_as_a_number_and_other_workers(tmp_path: Path) -> None
         line for line in text.splitlines() if "6242" not in line and "6245" not in line
     )
     ev = _write(tmp_path, text + "\n")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-launcher-exit")
+    (item,) = heldout.items(outcome, "evidence-launcher-exit")
     assert "received SIGTERM from outside the job, line 1" in item
     assert "its 2 running worker(s), pid(s) 911, 912 (line(s) 2-3)" in item
 
@@ -136,8 +128,8 @@ def test_sigint_to_the_agent_is_named(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (agent,) = [f for f in ev.failures if f["kind"] == "launcher_exit"]
     assert agent["exit_code"] == -2
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-launcher-exit")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-launcher-exit")
     assert "received SIGINT from outside the job" in item
 
 

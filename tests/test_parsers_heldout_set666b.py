@@ -10,11 +10,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_73"
 
@@ -23,15 +20,11 @@ LIGHTNING = "lightning_ddp_monitored_barrier_rank1_waiting_on_rank0_pytorch76198
 HOST = "bdb5d1df-0212-4abf-8fe6-d826d516440d"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
-
-
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 # --- NCCL 2.1: ibv_open_device failed, NET/IB skips mlx4_8 ------------------------------------
@@ -47,10 +40,10 @@ def test_horovod_ibv_open_failure_is_one_skipped_hca_a_warning() -> None:
     )  # fmt: skip
     assert failure["message"].startswith("NET/IB : Unable to open device mlx4_8 ")
     assert "its ibv_open_device call failed, line 4" in failure["message"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
-    _, (item,) = _finding(outcome, "evidence-nccl-fallback-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-nccl-fallback-warning")
     assert item.startswith(f"{HOST} pid 12122, device 0: NET/IB : Unable to open device mlx4_8")
     assert "skipped HCA mlx4_8" in item and item.endswith("line 6)")
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-nccl-fallback-warning"]
@@ -73,9 +66,9 @@ def test_horovod_two_hcas_each_with_its_own_wrapper_line(tmp_path: Path) -> None
     ]
     assert "line 4" in ev.failures[0]["message"] or "line 4" in ev.failures[1]["message"]
     assert any("call failed, line 8" in f["message"] for f in ev.failures)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
 
 
 def test_horovod_newer_nccl_wrapper_text_and_another_host(tmp_path: Path) -> None:
@@ -94,7 +87,7 @@ def test_horovod_newer_nccl_wrapper_text_and_another_host(tmp_path: Path) -> Non
     (failure,) = ev.failures
     assert (failure["host"], failure["pid"], failure["device"]) == ("gpu-node7", 4051, 3)
     assert "skipped HCA mlx5_2" in failure["message"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_horovod_wrapper_warn_cut_before_its_device_stays_an_error(tmp_path: Path) -> None:
@@ -106,7 +99,7 @@ def test_horovod_wrapper_warn_cut_before_its_device_stays_an_error(tmp_path: Pat
     (failure,) = ev.failures
     assert (failure["line"], failure["message"]) == (4, "Call to ibv_open_device failed")
     assert failure["exception_type"] is None
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_horovod_another_process_wrapper_is_not_folded(tmp_path: Path) -> None:
@@ -115,7 +108,7 @@ def test_horovod_another_process_wrapper_is_not_folded(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     got = sorted((f["line"], f["pid"]) for f in ev.failures)
     assert got == [(4, 12123), (6, 12122)]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_horovod_healthy_twin_stays_ready(tmp_path: Path) -> None:
@@ -123,7 +116,7 @@ def test_horovod_healthy_twin_stays_ready(tmp_path: Path) -> None:
     text = "\n".join(_text(HOROVOD).splitlines()[:2]) + "\n"
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- torch monitored_barrier: rank 1 could not exchange with rank 0 ----------------------------
@@ -134,10 +127,10 @@ def test_lightning_monitored_barrier_names_rank_0_the_suspect() -> None:
     (failure,) = ev.failures
     assert failure["kind"] == "monitored_barrier_failure"
     assert (failure["line"], failure["rank"], failure["remote_rank"]) == (15, 1, 0)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-monitored-barrier-failed", "critical")]
-    _, (item,) = _finding(outcome, "evidence-monitored-barrier-failed")
+    assert heldout.above_info(outcome) == [("evidence-monitored-barrier-failed", "critical")]
+    _, (item,) = heldout.finding(outcome, "evidence-monitored-barrier-failed")
     assert item.startswith(
         "rank 0 is the suspect: rank 1 reached the barrier, but its send/recv with rank 0 failed"
     )
@@ -148,18 +141,18 @@ def test_lightning_another_reporting_rank(tmp_path: Path) -> None:
     ev = _write(
         tmp_path, _text(LIGHTNING).replace("RuntimeError: Rank 1 ", "RuntimeError: Rank 5 ")
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    _, (item,) = _finding(outcome, "evidence-monitored-barrier-failed")
+    _, (item,) = heldout.finding(outcome, "evidence-monitored-barrier-failed")
     assert item.startswith("rank 0 is the suspect: rank 5 reached the barrier")
 
 
 def test_lightning_with_rank_0s_report_the_missing_ranks_are_the_suspects(tmp_path: Path) -> None:
     # rank 0's own error names the ranks that never came: rank 0 is no longer the suspect
     text = _text(LIGHTNING) + "RuntimeError: Ranks 3 failed to pass monitoredBarrier in 30000 ms\n"
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"
-    _, items = _finding(outcome, "evidence-monitored-barrier-failed")
+    _, items = heldout.finding(outcome, "evidence-monitored-barrier-failed")
     assert len(items) == 2
     assert not any("is the suspect" in i for i in items)
     assert any(i.startswith("rank(s) 3 never arrived within 30000 ms") for i in items)

@@ -10,25 +10,17 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_74"
 
 PCIE = "npu_smi_950_pcie_err_rx_errors_retries_hicann_driver_zh.txt"
 UB = "hccn_tool_950_ub_connect_partial_link_port5_down_hicann_driver_zh.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- npu-smi info -t pcie-err without its command line -------------------------------------------
@@ -43,10 +35,10 @@ def test_pcie_error_and_retry_counts_are_an_unhealthy_npu() -> None:
         "PCIe link errors: RX Error Count 991 (line 3), Retry Count 415 (line 6)"
     )
     assert not [m for m in ev.files[0].messages if "not judged" in m.message]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-chip-health", "warning")]
-    (item,) = _items(outcome, "evidence-npu-chip-health")
+    assert heldout.above_info(outcome) == [("evidence-npu-chip-health", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-chip-health")
     assert item.startswith(
         "NPU 0 health PCIe link errors: RX Error Count 991 (line 3), Retry Count 415 (line 6)"
     )
@@ -64,9 +56,9 @@ def test_another_npu_with_lcrc_errors_only(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (chip,) = ev.npu_chips
     assert (chip["npu"], chip["health"]) == (5, "PCIe link errors: Lcrc Error Count 12 (line 4)")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-chip-health")
+    (item,) = heldout.items(outcome, "evidence-npu-chip-health")
     assert item.startswith("NPU 5 health PCIe link errors: Lcrc Error Count 12 (line 4)")
 
 
@@ -77,7 +69,7 @@ def test_a_pcie_answer_with_no_error_counted_stays_ready(tmp_path: Path) -> None
     assert not ev.npu_chips
     (said,) = [m.message for m in ev.files[0].messages]
     assert said == "npu_smi_query: npu-smi info -t pcie-err of NPU 0: no error counted"
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -102,16 +94,16 @@ def test_a_partial_ub_interconnect_names_its_down_and_partial_ports() -> None:
         (None, "UB port 5", "DOWN", 3),
         (None, "UB port 6", "PARTIAL UP", 4),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("evidence-npu-port-down", "critical"),
         ("evidence-npu-port-partial-up", "warning"),
     ]
-    (down,) = _items(outcome, "evidence-npu-port-down")
+    (down,) = heldout.items(outcome, "evidence-npu-port-down")
     assert "UB port 5 link DOWN" in down and down.endswith("line 3)")
     assert "device not named" in down
-    (partial_up,) = _items(outcome, "evidence-npu-port-partial-up")
+    (partial_up,) = heldout.items(outcome, "evidence-npu-port-partial-up")
     assert partial_up.startswith("UB port 6 (device not named) link PARTIAL UP: up on fewer lanes")
     assert partial_up.endswith("line 4)")
 
@@ -124,8 +116,8 @@ def test_the_same_answer_under_its_command_names_the_npu(tmp_path: Path) -> None
         (3, "UB port 5", "DOWN", 4),
         (3, "UB port 6", "PARTIAL UP", 5),
     ]
-    _, outcome = _imported(ev)
-    (partial_up,) = _items(outcome, "evidence-npu-port-partial-up")
+    _, outcome = heldout.imported(ev)
+    (partial_up,) = heldout.items(outcome, "evidence-npu-port-partial-up")
     assert partial_up.startswith("NPU 3 UB port 6 link PARTIAL UP")
 
 
@@ -134,10 +126,10 @@ def test_other_ports_one_partial_up_only_is_a_warning(tmp_path: Path) -> None:
     # differ): none DOWN, port 1 up on fewer lanes
     text = "link status : PARTIAL LINK\nport 0 : UP\nport 1 : PARTIAL UP\n"
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-port-partial-up", "warning")]
-    (item,) = _items(outcome, "evidence-npu-port-partial-up")
+    assert heldout.above_info(outcome) == [("evidence-npu-port-partial-up", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-port-partial-up")
     assert item.startswith("UB port 1 (device not named) link PARTIAL UP") and "line 3" in item
 
 
@@ -151,7 +143,7 @@ def test_a_whole_ub_interconnect_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert [p["link"] for p in ev.npu_ports] == ["UP", "UP", "UP"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 

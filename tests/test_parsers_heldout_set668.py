@@ -9,10 +9,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_74"
 
@@ -22,15 +21,9 @@ SWITCH = (
     "devicePlugin.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- the black box's history.log ---------------------------------------------------------------
@@ -46,10 +39,10 @@ def test_the_black_boxs_exceptions_are_read_with_their_codes() -> None:
     ]
     # (the file names no device; its own name is no hisi_logs/device-N folder)
     assert [f["device"] for f in hits] == [None, None]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-bbox-exception", "critical")]
-    first, second = _items(outcome, "evidence-npu-bbox-exception")
+    assert heldout.above_info(outcome) == [("evidence-npu-bbox-exception", "critical")]
+    first, second = heldout.items(outcome, "evidence-npu-bbox-exception")
     assert "exception code 0xB4060007 of module TS, TS_EXCEPTION at 2023-07-13-16:20:44" in first
     assert "RestartBusiness" in first and "line 1)" in first
     assert "0xA8028802 of module DRIVER, DRIVER_EXCEPTION" in second and "line 2)" in second
@@ -63,8 +56,10 @@ def test_the_device_is_read_from_the_hisi_logs_folder(tmp_path: Path) -> None:
     ev = load_paths([folder / "history.log"])
     hits = [f for f in ev.failures if f["kind"] == "npu_bbox_exception"]
     assert [(f["device"], f["code"]) for f in hits] == [(5, "0xB4060011"), (5, "0xA8028802")]
-    _, outcome = _imported(ev)
-    assert all(i.startswith("Device 5: ") for i in _items(outcome, "evidence-npu-bbox-exception"))
+    _, outcome = heldout.imported(ev)
+    assert all(
+        i.startswith("Device 5: ") for i in heldout.items(outcome, "evidence-npu-bbox-exception")
+    )
 
 
 def test_the_device_sides_form_names_its_device(tmp_path: Path) -> None:
@@ -86,7 +81,7 @@ def test_the_device_sides_form_names_its_device(tmp_path: Path) -> None:
 def test_a_history_of_no_exception_stays_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, "bbox dump start\nbbox dump end, no exception recorded\n")
     assert not [f for f in ev.failures if f["kind"] == "npu_bbox_exception"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -101,10 +96,10 @@ def test_switch_faults_raised_and_recovered_are_a_warning() -> None:
         ("switch_fault_cleared", "[0x00f103b0,155907,na,na]", 2),
     ]
     assert hits[1]["repeated_lines"] == [2, 3]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-switch-fault-cleared", "warning")]
-    port, chip = _items(outcome, "evidence-switch-fault-cleared")
+    assert heldout.above_info(outcome) == [("evidence-switch-fault-cleared", "warning")]
+    port, chip = heldout.items(outcome, "evidence-switch-fault-cleared")
     assert "forwarding engine port failure, L1 <-> NPU" in port
     assert "recovered at 2024/01/10 03:30:38 (line 1), raised before the log begins" in port
     assert "a fatal fault in the forwarding chip" in chip and "SeparateFaultCodes" in chip
@@ -119,9 +114,9 @@ def test_a_fault_never_recovered_is_a_failure(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (active,) = [f for f in ev.failures if f["kind"] == "switch_fault"]
     assert (active["code"], active["line"]) == ("[0x00f103b0,155907,na,na]", 2)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-switch-fault")
+    (item,) = heldout.items(outcome, "evidence-switch-fault")
     assert "raised at 2024/01/10 03:31:38 (line 2) and not recovered in the log" in item
 
 
@@ -135,7 +130,7 @@ def test_another_code_raised_again_after_its_recovery_stands(tmp_path: Path) -> 
     assert ("switch_fault", "[0x00f103b0,155907,na,na]") in kinds
     (active,) = [f for f in ev.failures if f["kind"] == "switch_fault"]
     assert active["line"] == 4
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -146,5 +141,5 @@ def test_a_device_plugin_log_with_no_switch_fault_stays_ready(tmp_path: Path) ->
     ) * 3
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"].startswith("switch_fault")]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"

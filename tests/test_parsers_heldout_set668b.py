@@ -11,10 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_74"
 
@@ -27,15 +25,9 @@ CORE_DIE = (
 )
 EXIT = "vllm_ascend_quickstart_offline_inference_shutdown_enginecore_died_benign_quickstart_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- MindSpore Transformers' skip-data guard stopped the training ------------------------------
@@ -45,10 +37,10 @@ def test_the_skip_data_guards_stop_is_the_runs_failure() -> None:
     ev = _load(NORM_STOP)
     (stop,) = [f for f in ev.failures if f["kind"] == "python_exception"]
     assert stop["line"] == 4
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-python-exception", "critical")]
-    (item,) = _items(outcome, "evidence-python-exception")
+    assert heldout.above_info(outcome) == [("evidence-python-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-python-exception")
     assert item.startswith("ValueError: Current global norm [47.329006] of step 2")
     assert (
         "skip-data guard stopped the training at step 2: its global norm 47.329006 was over the "
@@ -65,9 +57,9 @@ def test_the_guards_stop_at_another_step_and_threshold(tmp_path: Path) -> None:
         .replace("threshold 3.0", "threshold 5.0")
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-python-exception")
+    (item,) = heldout.items(outcome, "evidence-python-exception")
     assert "at step 417: its global norm 12.5 was over the threshold 5.0 for 10 steps" in item
 
 
@@ -81,7 +73,7 @@ def test_a_skipped_step_the_guard_went_on_past_stays_ready(tmp_path: Path) -> No
     )
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"] == "python_exception"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -99,10 +91,10 @@ def test_the_core_exception_names_its_chip_and_die() -> None:
     )
     # (the chipId is no device the process numbers: not said as one)
     assert failure["device"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-device-exception", "critical")]
-    (item,) = _items(outcome, "evidence-npu-device-exception")
+    assert heldout.above_info(outcome) == [("evidence-npu-device-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-npu-device-exception")
     assert item.startswith("Rank 9, pid 244584: ")
     assert "on core 40 of chip 4, die 1: VEC supports illegal configurations in commands" in item
     assert "(device 4)" not in item and "507015" not in item
@@ -116,7 +108,7 @@ def test_another_chip_and_die_on_another_rank(tmp_path: Path) -> None:
         .replace("core id is 40", "core id is 7")
     )
     ev = _write(tmp_path, text)
-    (item,) = _items(_imported(ev)[1], "evidence-npu-device-exception")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-npu-device-exception")
     assert item.startswith("Rank 13, pid 244584: ")
     assert "on core 7 of chip 6, die 1:" in item
 
@@ -127,7 +119,7 @@ def test_a_chip_of_one_die_is_still_said_as_its_device(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (failure,) = [f for f in ev.failures if f["kind"] == "npu_device_exception"]
     assert failure["device"] == 4
-    (item,) = _items(_imported(ev)[1], "evidence-npu-device-exception")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-npu-device-exception")
     assert item.startswith("Rank 9 (device 4), pid 244584: ") and ", die " not in item
 
 
@@ -137,7 +129,7 @@ def test_a_chip_of_one_die_is_still_said_as_its_device(tmp_path: Path) -> None:
 def test_the_engine_cores_exit_after_its_shutdown_is_a_note() -> None:
     ev = _load(EXIT)
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert not [f for f in outcome.findings if f.severity != "info"]
     (note,) = [m.message for m in ev.files[0].messages if "died unexpectedly" in m.message]
@@ -154,7 +146,7 @@ def test_a_data_parallel_engine_cores_exit_after_its_shutdown(tmp_path: Path) ->
     )
     ev = _write(tmp_path, text)
     assert not ev.failures
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_an_engine_core_that_died_without_its_shutdown_stays_an_error(tmp_path: Path) -> None:
@@ -162,7 +154,7 @@ def test_an_engine_core_that_died_without_its_shutdown_stays_an_error(tmp_path: 
     text = "".join(line for line in _text(EXIT).splitlines(keepends=True) if "Shutdown" not in line)
     ev = _write(tmp_path, text)
     assert ev.failures
-    assert _imported(ev)[0] != "READY"
+    assert heldout.imported(ev)[0] != "READY"
 
 
 def test_another_error_beside_the_exit_keeps_the_old_reading(tmp_path: Path) -> None:
@@ -172,4 +164,4 @@ def test_another_error_beside_the_exit_keeps_the_old_reading(tmp_path: Path) -> 
     )
     ev = _write(tmp_path, text)
     assert ev.failures
-    assert _imported(ev)[0] != "READY"
+    assert heldout.imported(ev)[0] != "READY"

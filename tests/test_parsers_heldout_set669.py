@@ -12,11 +12,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_74"
 
@@ -29,15 +26,9 @@ BRAKE = (
     "sm_382mhz_l4rz_idrac_cut.txt"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- nccl-tests of NCCL 1.0: its bare NCCLCHECK line ends the run -----------------------------
@@ -46,10 +37,10 @@ def _text(name: str) -> str:
 def test_first_release_nccl_failure_is_the_runs_end_and_names_its_host() -> None:
     ev = _load(NCCL1)
     assert ev.files[0].status == "read"
-    (stopped,) = [s for s in _said(ev) if "before its first size" in s]
+    (stopped,) = [s for s in heldout.said(ev) if "before its first size" in s]
     assert "the run stopped before its first size" in stopped
     assert "its failure follows its header line (line 16)" in stopped
-    assert not any("or the copy was cut" in s for s in _said(ev))
+    assert not any("or the copy was cut" in s for s in heldout.said(ev))
     (bench,) = ev.benchmarks
     assert bench["hosts"] == ["node03"] and bench["ranks"] == 8
     assert bench["results"] == []
@@ -58,10 +49,10 @@ def test_first_release_nccl_failure_is_the_runs_end_and_names_its_host() -> None
     assert failure["code_name"] == "ncclUnhandledCudaError"
     assert failure["call"] == "all_reduce.cu:95" and failure["line"] == 16
     assert failure["host"] == "node03"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-nccl-call-failed", "critical") in _above_info(outcome)
-    (item,) = _items(outcome, "evidence-nccl-call-failed")
+    assert ("evidence-nccl-call-failed", "critical") in heldout.above_info(outcome)
+    (item,) = heldout.items(outcome, "evidence-nccl-call-failed")
     assert item.startswith("node03: ncclUnhandledCudaError at all_reduce.cu:95")
     assert "A process" not in item and "line 16" in item
 
@@ -90,7 +81,7 @@ def test_first_release_cuda_failure_also_ends_the_run(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert ev.files[0].status == "read"
-    assert any("its failure follows its header line (line 16)" in s for s in _said(ev))
+    assert any("its failure follows its header line (line 16)" in s for s in heldout.said(ev))
 
 
 def test_rank_list_over_two_hosts_names_no_one_host(tmp_path: Path) -> None:
@@ -107,7 +98,7 @@ def test_copy_cut_after_the_header_is_still_said_cut(tmp_path: Path) -> None:
     text = _text(NCCL1).replace("NCCL failure all_reduce.cu:95 'unhandled cuda error'\n", "")
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    assert any("or the copy was cut" in s for s in _said(ev))
+    assert any("or the copy was cut" in s for s in heldout.said(ev))
 
 
 # --- nvidia-smi -q: HW Power Brake Slowdown with its clocks ------------------------------------
@@ -119,14 +110,14 @@ def test_power_brake_slowdown_names_the_clocks_it_left() -> None:
     assert gpu["throttled"] == ["HW Slowdown", "HW Power Brake Slowdown"]
     assert gpu["clocks_mhz"] == {"Graphics": 382, "SM": 382, "Memory": 877, "Video": 1372}
     assert gpu["core_clocks_said"] == "Graphics 382 MHz, SM 382 MHz (lines 10-11)"
-    (note,) = [s for s in _said(ev) if "clock reasons in force" in s]
+    (note,) = [s for s in heldout.said(ev) if "clock reasons in force" in s]
     assert "core clocks Graphics 382 MHz, SM 382 MHz (lines 10-11)" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # (a warning, kept: NVML documents HW Slowdown and HW Power Brake Slowdown as "reducing the
     # core clocks by a factor of 2 or more", a GPU that runs slowly, not one that fails)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-throttled", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-throttled")
+    assert heldout.above_info(outcome) == [("evidence-gpu-throttled", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-throttled")
     assert "HW Slowdown, HW Power Brake Slowdown active" in item
     assert "its core clocks at Graphics 382 MHz, SM 382 MHz (lines 10-11)" in item
 
@@ -161,7 +152,7 @@ def test_page_without_slowdown_stays_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (gpu,) = ev.gpus
     assert gpu["throttled"] == []
-    assert not any("core clocks" in s for s in _said(ev))
-    level, outcome = _imported(ev)
+    assert not any("core clocks" in s for s in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []

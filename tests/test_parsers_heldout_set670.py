@@ -9,25 +9,18 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_74"
 
 MLXCONFIG = "mlxconfig_q_connectx_num_of_vfs_default8_current0_sriov_vfs_off_kubeovn2685_cut.txt"
 TEMPERATURE = "ethtool_m_sfp_enp3s0f0np0_module_temperature_57c_no_alarms_beszel554.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[str]:
@@ -46,10 +39,10 @@ def test_headerless_query_rows_are_read_and_no_vfs_is_a_warning() -> None:
     assert "NUM_OF_VFS set to 0 from its default 8 (line 14)" in note
     (failure,) = [f for f in ev.failures if f["kind"] == "nic_sriov_no_vfs"]
     assert failure["line"] == 14
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nic-sriov-no-vfs", "warning")]
-    (item,) = _items(outcome, "evidence-nic-sriov-no-vfs")
+    assert heldout.above_info(outcome) == [("evidence-nic-sriov-no-vfs", "warning")]
+    (item,) = heldout.items(outcome, "evidence-nic-sriov-no-vfs")
     assert item.startswith(
         "a device named above the copy: NUM_OF_VFS 0 current, 0 at the next boot, its default 8;"
         " SRIOV_EN not in the copy"
@@ -61,9 +54,9 @@ def test_the_same_rows_with_sr_iov_on_and_another_default(tmp_path: Path) -> Non
     text = _text(MLXCONFIG).replace("8               0               0", "16              0   0")
     text += "         SRIOV_EN                                    True(1)         True(1)         True(1)\n"
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-nic-sriov-no-vfs")
+    (item,) = heldout.items(outcome, "evidence-nic-sriov-no-vfs")
     assert "NUM_OF_VFS 0 current, 0 at the next boot, its default 16; SRIOV_EN True(1)" in item
 
 
@@ -75,16 +68,16 @@ def test_vfs_kept_or_sr_iov_off_is_no_warning(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, kept)
     assert ev.files[0].formats == ["mlxconfig"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     # SR-IOV turned off with it: a card meant to run without VFs
     off = _text(MLXCONFIG) + (
         "*        SRIOV_EN                                    True(1)         False(0)        False(0)\n"
     )
-    level, outcome = _imported(_write(tmp_path, off))
+    level, outcome = heldout.imported(_write(tmp_path, off))
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_two_rows_alone_are_not_taken_for_an_mlxconfig_query(tmp_path: Path) -> None:
@@ -105,9 +98,9 @@ def test_grepped_module_temperature_is_read_healthy_with_its_figures() -> None:
     assert "12.91 C under its high warning threshold 70 C" in note
     assert "22.91 C under its high alarm threshold 80 C" in note
     assert "its 4 alarm and warning flag(s) shown Off" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_hot_module_on_another_port_is_said_past_its_threshold(tmp_path: Path) -> None:

@@ -11,10 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_74"
 
@@ -24,15 +23,9 @@ MASKED = "nccl_4gpu_single_node_init_nvls_unavailable_trees_p2p_chunksize_nccl14
 MSCCLPP_OFF = "MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible"
 NO_FORM = "a program's log in no form the advisor reads"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -46,9 +39,9 @@ def test_rccls_mscclpp_left_off_is_a_note_beside_four_completed_ranks() -> None:
     ev = _load(RCCL)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["log"]
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     (note,) = [(no, m) for no, m in _said(ev) if "MSCCL++" in m]
     assert note[0] == 1
     assert note[1].startswith("log: z292 pid 58192 device 2: RCCL left its optional MSCCL++")
@@ -67,7 +60,7 @@ def test_the_architecture_form_on_another_host_and_device_is_a_note_too(tmp_path
     )
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     (note,) = [m for _, m in _said(ev) if "MSCCL++" in m]
     assert note.startswith("log: gpu-b07 pid 4411 device 0: RCCL left its optional MSCCL++")
@@ -82,7 +75,7 @@ def test_each_ranks_mscclpp_warn_is_one_note_with_its_lines(tmp_path: Path) -> N
     ]  # (ranks 0, 1 and 3 print it too)
     ev = _write(tmp_path, "".join([warn, *copies, *lines[1:]]))
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     (note,) = [m for _, m in _said(ev) if "MSCCL++" in m]
     assert "device 2, z292 pid 58192 device 0, z292 pid 58192 device 1" in note
@@ -95,9 +88,11 @@ def test_a_real_failure_beside_mscclpp_left_off_is_still_read(tmp_path: Path) ->
         "socketStartConnect: Connect to 10.0.0.2<43211> failed : Connection refused\n"
     )
     ev = _write(tmp_path, _text(RCCL).splitlines(keepends=True)[0] + failed)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    items = " ".join(i for rule, _ in _above_info(outcome) for i in _items(outcome, rule))
+    items = " ".join(
+        i for rule, _ in heldout.above_info(outcome) for i in heldout.items(outcome, rule)
+    )
     assert "Connection refused" in items and "MSCCL++" not in items
 
 
@@ -109,10 +104,10 @@ def test_mscclpp_asked_for_in_a_build_without_it_stays_a_fallback(tmp_path: Path
         "feature.",
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
-    (item,) = _items(outcome, "evidence-nccl-fallback-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
+    (item,) = heldout.items(outcome, "evidence-nccl-fallback-warning")
     assert "ENABLE_MSCCLPP must be defined" in item and "line 1" in item
 
 
@@ -123,9 +118,9 @@ def test_masked_prefix_info_lines_are_read_as_ncclss_start() -> None:
     ev = _load(MASKED)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["log"]
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     said = _said(ev)
     assert not any(NO_FORM in m for _, m in said)
     assert (
@@ -145,7 +140,7 @@ def test_another_mask_and_a_two_node_communicator(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     said = [m for _, m in _said(ev)]
     assert not any(NO_FORM in m for m in said)
@@ -161,7 +156,9 @@ def test_a_masked_prefix_warn_of_a_refused_connection_is_a_failure(tmp_path: Pat
         "10.0.0.2<43211> failed : Connection refused\n"
     )
     ev = _write(tmp_path, _text(MASKED) + warn)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    items = " ".join(i for rule, _ in _above_info(outcome) for i in _items(outcome, rule))
+    items = " ".join(
+        i for rule, _ in heldout.above_info(outcome) for i in heldout.items(outcome, rule)
+    )
     assert "Connection refused" in items and "line 17" in items

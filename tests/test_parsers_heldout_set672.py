@@ -10,30 +10,22 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_74"
 
 TUNING = "nccl_debug_allgather_reducescatter_37s_per_op_slurm_a100_cut_weathergen360.log"
 RESTARTS = "torchelastic_etcd_rendezvous_v5_restart_count3_lightning_cut_pl3029.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _tuning_note(ev: EvidenceFacts) -> str:
-    (note,) = [s for s in _said(ev) if "NCCL's tuning lines" in s]
+    (note,) = [s for s in heldout.said(ev) if "NCCL's tuning lines" in s]
     return note
 
 
@@ -42,7 +34,7 @@ def _tuning_note(ev: EvidenceFacts) -> str:
 
 def test_tuning_lines_are_read_with_their_predicted_times() -> None:
     ev = _load(TUNING)
-    assert not any("no form the advisor reads" in s for s in _said(ev))
+    assert not any("no form the advisor reads" in s for s in heldout.said(ev))
     note = _tuning_note(ev)
     assert "on rank(s) 0" in note
     assert "AllGather 37564.046875 us (37.6 ms) (line(s) 1)" in note
@@ -50,9 +42,9 @@ def test_tuning_lines_are_read_with_their_predicted_times() -> None:
     assert "count 119813276" in note
     # (NCCL's tuning model's estimate, src/graph/tuning.cc: no measured op time, not seconds)
     assert "no measured duration" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert ev.failures == []
 
 
@@ -70,9 +62,9 @@ def test_tuning_lines_of_another_rank_and_op_behind_nccls_host_prefix(tmp_path: 
     assert "on rank(s) 3" in note
     assert "AllReduce 11038.536133 us (11.0 ms) (line(s) 1, 2)" in note
     assert "536870912 bytes, 1073741824 bytes" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_tuning_line_beside_an_nccl_warn_keeps_the_failure(tmp_path: Path) -> None:
@@ -83,17 +75,17 @@ def test_tuning_line_beside_an_nccl_warn_keeps_the_failure(tmp_path: Path) -> No
         "opcode 0, len 0, vendor err 129",
     )
     ev = _write(tmp_path, text)
-    assert not any("NCCL's tuning lines" in s for s in _said(ev))
-    level, outcome = _imported(ev)
+    assert not any("NCCL's tuning lines" in s for s in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-nccl-ib-completion-error", "critical") in _above_info(outcome)
+    assert ("evidence-nccl-ib-completion-error", "critical") in heldout.above_info(outcome)
 
 
 def test_a_line_of_another_form_is_no_tuning_note(tmp_path: Path) -> None:
     # (a program's own "time" line beside the tuning line: not a log of tuning lines only)
     text = _text(TUNING) + "epoch 3 step 100 loss 0.53 time 12.5\n"
     ev = _write(tmp_path, text)
-    assert not any("NCCL's tuning lines" in s for s in _said(ev))
+    assert not any("NCCL's tuning lines" in s for s in heldout.said(ev))
 
 
 # --- torch elastic's restart_count above 0: the group had been restarted ---------------------
@@ -103,13 +95,13 @@ def test_restart_count_3_is_a_warning_naming_its_lines() -> None:
     ev = _load(RESTARTS)
     (event,) = [f for f in ev.failures if f["kind"] == "elastic_prior_restarts"]
     assert event["line"] == 9
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-elastic-prior-restarts", "warning")]
-    (item,) = _items(outcome, "evidence-elastic-prior-restarts")
+    assert heldout.above_info(outcome) == [("evidence-elastic-prior-restarts", "warning")]
+    (item,) = heldout.items(outcome, "evidence-elastic-prior-restarts")
     assert "restart_count=3 (line(s) 9, 18)" in item
     assert "restarted 3 time(s)" in item
-    (start,) = [s for s in _said(ev) if "started its worker group" in s]
+    (start,) = [s for s in heldout.said(ev) if "started its worker group" in s]
     assert "restart_count=3: a start after 3 restart(s)" in start
     assert "master mnist12-worker-1, port 33769, 2 agent(s)" in start
 
@@ -117,10 +109,10 @@ def test_restart_count_3_is_a_warning_naming_its_lines() -> None:
 def test_healthy_twin_with_restart_count_0_stays_ready(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text(RESTARTS).replace("restart_count=3", "restart_count=0"))
     assert not any(f["kind"] == "elastic_prior_restarts" for f in ev.failures)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (start,) = [s for s in _said(ev) if "started its worker group" in s]
+    assert heldout.above_info(outcome) == []
+    (start,) = [s for s in heldout.said(ev) if "started its worker group" in s]
     assert "restart_count" not in start
 
 
@@ -136,9 +128,9 @@ def test_torch2_form_on_another_agent_with_one_restart(tmp_path: Path) -> None:
         + "[default] Starting worker group\n"
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-elastic-prior-restarts")
+    (item,) = heldout.items(outcome, "evidence-elastic-prior-restarts")
     assert "restart_count=1 (line(s) 9)" in item
 
 
@@ -152,5 +144,5 @@ def test_a_restart_the_log_shows_is_read_once(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert not any(f["kind"] == "elastic_prior_restarts" for f in ev.failures)
-    _, outcome = _imported(ev)
-    assert ("evidence-elastic-restart", "warning") in _above_info(outcome)
+    _, outcome = heldout.imported(ev)
+    assert ("evidence-elastic-restart", "warning") in heldout.above_info(outcome)

@@ -11,15 +11,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_74"
 
 NEMO = "nemo_asr_duplicate_global_ranks_16_members_trainer_fit_error_cut_nemo4338.log"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 
 def _text() -> str:
@@ -38,10 +37,10 @@ def test_ranks_two_nodes_both_started_as_node_0_are_duplicates() -> None:
     # each duplicated rank at its first line (lines 2-16 of the copy)
     assert _duplicates(ev) == [(1, 16, 3), (2, 16, 5), (3, 16, 6), (4, 16, 8), (5, 16, 9),
                                (6, 16, 13), (7, 16, 14)]  # fmt: skip
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-duplicate-rank", "critical") in _above_info(outcome)
-    items = _items(outcome, "evidence-duplicate-rank")
+    assert ("evidence-duplicate-rank", "critical") in heldout.above_info(outcome)
+    items = heldout.items(outcome, "evidence-duplicate-rank")
     assert len(items) == 7
     assert items[0].startswith(
         "global rank 1 of 16 initialised 2 times, while 8 of the 16 ranks never came "
@@ -67,7 +66,7 @@ def test_three_nodes_of_four_all_at_node_0_name_the_others_missing(tmp_path: Pat
         "global rank 1 of 12 initialised 3 times, while 8 of the 12 ranks never came "
         "(ranks 4-11); its lines 2, 4, 7"
     )
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_the_real_lines_behind_another_world_and_traceback(tmp_path: Path) -> None:
@@ -99,7 +98,7 @@ def test_a_healthy_twin_with_every_rank_once_stays_ready(tmp_path: Path) -> None
     healthy.append("All distributed processes registered. Starting with 16 processes\n")
     ev = _write(tmp_path, "".join(healthy))
     assert not _duplicates(ev)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_run_started_again_after_its_first_start_is_no_duplicate(tmp_path: Path) -> None:

@@ -11,25 +11,18 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_75"
 
 ECC = "npu_smi_info_t_ecc_enable_hbm_true_ascend950_doc.txt"
 HCCN = "hccn_tool_910b3_dev4_link_down_optical_not_present_ip_set_cut_vllm_ascend14506.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -43,9 +36,9 @@ def test_hbm_ecc_enabled_true_is_read_and_ready_with_a_note() -> None:
     ev = _load(ECC)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["npu_smi_query"]
     assert ev.npu_chips == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert _said(ev) == [
         (
             1,
@@ -58,9 +51,9 @@ def test_hbm_ecc_enabled_true_is_read_and_ready_with_a_note() -> None:
 def test_the_answer_under_its_command_names_the_npu(tmp_path: Path) -> None:
     text = "[root@node-a3 ~]# npu-smi info -t ecc-enable -i 6\n" + _text(ECC)
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     (said,) = [m for no, m in _said(ev) if no == 2]
     assert said.endswith(
         "npu-smi info -t ecc-enable of NPU 6: HBM ECC-Enable Status True (the on-chip memory's "
@@ -71,10 +64,10 @@ def test_the_answer_under_its_command_names_the_npu(tmp_path: Path) -> None:
 def test_hbm_ecc_disabled_is_the_chips_warning(tmp_path: Path) -> None:
     text = "$ npu-smi info -t ecc-enable -i 3\n" + _text(ECC).replace(": True", ": False")
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-chip-health", "warning")]
-    (item,) = _items(outcome, "evidence-npu-chip-health")
+    assert heldout.above_info(outcome) == [("evidence-npu-chip-health", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-chip-health")
     assert item.startswith(
         "NPU 3 health HBM ECC-Enable Status False: the ECC of its on-chip memory (HBM) is off, "
         "against its default True ("
@@ -86,18 +79,18 @@ def test_hbm_ecc_disabled_is_the_chips_warning(tmp_path: Path) -> None:
 
 def test_hbm_ecc_disabled_without_its_command_is_still_said(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text(ECC).replace(": True", ": False"))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-chip-health")
+    (item,) = heldout.items(outcome, "evidence-npu-chip-health")
     assert item.startswith("NPU (not named) health HBM ECC-Enable Status False")
     assert item.endswith(", line 1)")
 
 
 def test_a_value_the_reference_does_not_name_is_not_judged(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text(ECC).replace(": True", ": NA"))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert ev.npu_chips == []
     (said,) = [m for _, m in _said(ev)]
     assert said.endswith(
@@ -111,15 +104,15 @@ def test_a_value_the_reference_does_not_name_is_not_judged(tmp_path: Path) -> No
 def test_the_link_down_and_missing_module_cite_their_answers_lines() -> None:
     ev = _load(HCCN)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["hccn_tool"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [
+    assert heldout.above_info(outcome) == [
         ("evidence-npu-port-down", "critical"),
         ("evidence-npu-optical-alarm", "warning"),
     ]
-    (down,) = _items(outcome, "evidence-npu-port-down")
+    (down,) = heldout.items(outcome, "evidence-npu-port-down")
     assert down.startswith("NPU 4 link DOWN (") and down.endswith(f"{HCCN}, line 2)")
-    (optical,) = _items(outcome, "evidence-npu-optical-alarm")
+    (optical,) = heldout.items(outcome, "evidence-npu-optical-alarm")
     assert optical.startswith("NPU 4: module not present (")
     assert optical.endswith(f"{HCCN}, line 4)")
     (port,) = ev.npu_ports
@@ -131,11 +124,11 @@ def test_another_device_with_its_answers_in_another_order(tmp_path: Path) -> Non
     # the -ip answer first, then -optical, then -link: each finding follows its own answer
     text = "".join(lines[4:6] + lines[2:4] + lines[0:2])
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (down,) = _items(outcome, "evidence-npu-port-down")
+    (down,) = heldout.items(outcome, "evidence-npu-port-down")
     assert down.startswith("NPU 1 link DOWN (") and down.endswith(", line 6)")
-    (optical,) = _items(outcome, "evidence-npu-optical-alarm")
+    (optical,) = heldout.items(outcome, "evidence-npu-optical-alarm")
     assert optical.startswith("NPU 1: module not present (") and optical.endswith(", line 4)")
 
 
@@ -143,8 +136,8 @@ def test_the_healthy_twin_stays_ready(tmp_path: Path) -> None:
     text = _text(HCCN).replace("link status: DOWN", "link status: UP")
     text = text.replace("present : not present", "present : present")
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     (port,) = ev.npu_ports
     assert (port["link"], port["link_line"], port["optical_line"]) == ("UP", 2, 4)

@@ -12,11 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_75"
 
@@ -30,15 +28,9 @@ NEVER = (
     "vllmascend1127.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _advice(outcome: RulesOutcome, rule_id: str) -> str:
@@ -56,9 +48,9 @@ def test_the_plogs_own_rank_waited_and_the_named_rank_is_its_peer() -> None:
     assert (wait["line"], wait["rank"], wait["device"], wait["ip"]) == (2, 1, 1, "51.38.68.155")
     assert (wait["remote_rank"], wait["rank_size"]) == (2, 8)
     assert (wait["code"], wait["code_name"]) == ("11", "HCCL_E_TCP_CONNECT")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-hccl-link-wait-timeout")
+    (item,) = heldout.items(outcome, "evidence-hccl-link-wait-timeout")
     assert item.startswith("Rank 1 (51.38.68.155) waited for rank 2, ")
     assert "2 of the 4 sockets it waited for never connected" in item
     assert "names device 2 rank 2, this process is device 1" in item and "line 2)" in item
@@ -75,8 +67,8 @@ def test_another_rank_and_host_waiting_for_another_peer(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (wait,) = [f for f in ev.failures if f["kind"] == "hccl_link_timeout"]
     assert (wait["rank"], wait["device"], wait["ip"], wait["remote_rank"]) == (5, 5, "10.0.3.17", 6)
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-hccl-link-wait-timeout")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-hccl-link-wait-timeout")
     assert item.startswith("Rank 5 (10.0.3.17) waited for rank 6, ")
 
 
@@ -86,8 +78,8 @@ def test_a_wait_line_naming_the_process_itself_keeps_its_rank(tmp_path: Path) ->
     ev = _write(tmp_path, text)
     (wait,) = [f for f in ev.failures if f["kind"] == "hccl_link_timeout"]
     assert (wait["rank"], wait["remote_rank"], wait["ip"]) == (1, None, None)
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-hccl-link-wait-timeout")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-hccl-link-wait-timeout")
     assert item.startswith("Rank 1 waited for its peers (no socket table read)")
 
 
@@ -95,7 +87,7 @@ def test_the_plog_without_its_wait_line_is_healthy(tmp_path: Path) -> None:
     lines = _text(PLOG).splitlines(keepends=True)
     ev = _write(tmp_path, lines[0] + lines[3])
     assert not [f for f in ev.failures if f["kind"] == "hccl_link_timeout"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -112,11 +104,11 @@ def test_the_workspace_allocators_oom_is_a_device_out_of_memory() -> None:
         "torch_npu's NPUWorkspaceAllocator tried to allocate 216.00 MiB, 151.18 MiB free; "
         "61.27 GiB total"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-device-out-of-memory", "critical") in _above_info(outcome)
+    assert ("evidence-device-out-of-memory", "critical") in heldout.above_info(outcome)
     assert not [f for f in outcome.findings if f.rule_id == "evidence-log-error"]
-    (item,) = _items(outcome, "evidence-device-out-of-memory")
+    (item,) = heldout.items(outcome, "evidence-device-out-of-memory")
     assert item.startswith("Rank 0 on device 0: torch_npu's NPUWorkspaceAllocator tried to")
 
 
@@ -159,10 +151,10 @@ def test_the_never_timeout_warning_of_rank_7_is_named_beside_the_oom() -> None:
     )
     (oom,) = [f for f in ev.failures if f["kind"] == "device_oom"]
     assert (oom["line"], oom["device"]) == (3, 3)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-pg-timeout-not-above-hccl-exec", "warning") in _above_info(outcome)
-    (item,) = _items(outcome, "evidence-pg-timeout-not-above-hccl-exec")
+    assert ("evidence-pg-timeout-not-above-hccl-exec", "warning") in heldout.above_info(outcome)
+    (item,) = heldout.items(outcome, "evidence-pg-timeout-not-above-hccl-exec")
     assert item.startswith("watchdog 1800 s, HCCL execution time-out never") and "line 4)" in item
     advice = _advice(outcome, "evidence-pg-timeout-not-above-hccl-exec")
     assert "HCCL reports no hang by itself" in advice
@@ -181,7 +173,7 @@ def test_the_source_form_of_the_never_warning_alone(tmp_path: Path) -> None:
     (warned,) = ev.failures
     assert (warned["rank"], warned["timeout_ms"]) == (3, 600000)
     assert warned["exception_type"].startswith("watchdog 600 s, HCCL execution time-out never")
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -192,7 +184,7 @@ def test_a_numbered_exec_timeout_warning_keeps_its_old_advice(tmp_path: Path) ->
         "recorded. (function ProcessGroupHCCL)\n"
     )
     ev = _write(tmp_path, text)
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-pg-timeout-not-above-hccl-exec")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-pg-timeout-not-above-hccl-exec")
     assert item.startswith("watchdog 300 s, HCCL execution 1800 s (1 process(es) warned)")
     assert "no hang by itself" not in _advice(outcome, "evidence-pg-timeout-not-above-hccl-exec")

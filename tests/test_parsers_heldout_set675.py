@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import dcgm, nccl_tests
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_75"
 
@@ -24,15 +23,9 @@ STATS_PERF = "dcgmi_stats_v_j_snip_performance_stats_pcie_na_cut_dcgm305.txt"
 SMI = "nvidia_smi_535_table_gpu6_gpu7_a100_sxm4_80gb_no_head_processes_header_cut_dcgm83.txt"
 OLD_TABLE = "nccl_tests_all_reduce_2node_16xh20_nvlstree_old_error_column_rows_4b_512b_healthy_cut_nccl1244.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -45,9 +38,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_a_dcgmi_stats_gpu_box_without_its_first_line_is_read_and_not_judged() -> None:
     ev = _load(STATS_GPU)
     assert ev.files[0].formats == ["dcgmi_stats"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 3  # the "| GPU ID: 1 |" head
     assert note.startswith("dcgmi_stats: dcgmi stats (GPU 1): stats: No. of Processes 1; ")
@@ -66,9 +59,9 @@ def test_a_dcgmi_stats_gpu_box_without_its_first_line_is_read_and_not_judged() -
 def test_the_performance_stats_rows_alone_are_read_as_such() -> None:
     ev = _load(STATS_PERF)
     assert ev.files[0].formats == ["dcgmi_stats"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 2  # the "+-----  Performance Stats  ---" section row
     assert "Performance Stats rows (the box's head and the rows above them not in the copy)" in note
@@ -87,7 +80,7 @@ def test_a_verbose_job_with_two_gpu_boxes_is_a_note_a_gpu(tmp_path: Path) -> Non
     assert notes[0][1].startswith("dcgmi_stats: dcgmi stats (job train-42, GPU 1): stats: ")
     assert notes[1][1].startswith("dcgmi_stats: dcgmi stats (job train-42, GPU 3): stats: ")
     assert "Max GPU Memory Used (bytes) 1234567890" in notes[1][1]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -124,9 +117,9 @@ def test_a_process_row_last_is_not_a_cut_gpu() -> None:
         (6, "00000000:A0:1C.0", 0),
         (7, "00000000:A0:1D.0", 0),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_gpu_row_cut_last_is_still_said(tmp_path: Path) -> None:
@@ -147,9 +140,9 @@ def test_redop_sum_without_root_and_size_count_x4_is_all_reduce() -> None:
     assert not [m for _, m in _said(ev) if "op is unknown" in m]
     assert any(no == 2 and "op all_reduce read from the table's" in m for no, m in _said(ev))
     # the judge's cut: the copy stops at 512 B, a warning kept
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-benchmark-cut-short", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-benchmark-cut-short", "warning")]
     assert ev.files[0].status == "partial"
 
 

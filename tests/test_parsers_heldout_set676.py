@@ -11,16 +11,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_75"
 
 H100 = "lspci_vvv_h100_pcie_2331_busmaster_off_msi_disabled_irq255_nvtrust51_cut.txt"
 
-_write = partial(_load_copy, name="lspci.txt")
+_write = partial(heldout.load_copy, name="lspci.txt")
 
 
 def _text() -> str:
@@ -42,11 +40,11 @@ def test_h100_that_no_driver_enabled_is_a_warning_with_its_lines() -> None:
     # the copy ends at DevCtl, before the block's "Kernel driver in use" line would be
     assert "no 'Kernel driver in use' line in the copy" in said
     # no link lines in the copy: no link figure made up, and the note of that kept
-    assert any("LnkCap/LnkSta) are not in the copy" in s for s in _said(ev))
-    level, outcome = _imported(ev)
+    assert any("LnkCap/LnkSta) are not in the copy" in s for s in heldout.said(ev))
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-not-enabled", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-not-enabled")
+    assert heldout.above_info(outcome) == [("evidence-gpu-not-enabled", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-not-enabled")
     assert "61:00.0" in item and "line 3" in item
 
 
@@ -70,7 +68,7 @@ def test_another_gpu_with_its_driver_bound_but_bus_mastering_off(tmp_path: Path)
     assert "IRQ" not in said  # (IRQ 16 is an assigned one)
     assert "MSI-X Enable- (line 20)" in said
     assert "its driver in use, nvidia (line 21), has not enabled it" in said
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_npu_in_lspci_v_flags_form_without_bus_master(tmp_path: Path) -> None:
@@ -100,14 +98,14 @@ def test_healthy_twin_with_bus_mastering_on_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_gpu_held_by_vfio_for_a_vm_is_a_note(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text() + "        Kernel driver in use: vfio-pci\n")
     assert ev.failures == []
-    assert any("held by vfio-pci (line 20) for a virtual machine" in s for s in _said(ev))
-    assert _imported(ev)[0] == "READY"
+    assert any("held by vfio-pci (line 20) for a virtual machine" in s for s in heldout.said(ev))
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_bmc_vga_and_a_bridge_with_bus_mastering_off_are_not_gpus(tmp_path: Path) -> None:

@@ -12,10 +12,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_75"
 
@@ -33,15 +31,9 @@ WORK = (
     "abort_test_pytorch149984_cut.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- nccl-tests: one CUDACHECK line per process, each paired with its TESTCHECK pid -----------
@@ -59,11 +51,11 @@ def test_four_processes_invalid_device_ordinal_each_named_by_pid() -> None:
     ]
     assert {f["exception_type"] for f in cuda} == {"invalid device ordinal"}
     assert {f["call"] for f in cuda} == {"common.cu:941"}
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-cuda-error"]
     assert finding.message.startswith("4 failed CUDA or HIP call(s) (invalid device ordinal)")
-    items = _items(outcome, "evidence-cuda-error")
+    items = heldout.items(outcome, "evidence-cuda-error")
     assert items[0].startswith("g0010 pid 888386: 'invalid device ordinal' at common.cu:941")
     assert items[3].startswith("g0016 pid 3645592: ")
     assert "line 8)" in items[3]
@@ -101,11 +93,11 @@ def test_rccl_fatal_hip_failure_is_not_ready() -> None:
     (failure,) = ev.failures
     assert failure["kind"] == "cuda_error" and failure["library"] == "RCCL"
     assert failure["exception_type"] == "invalid device pointer" and failure["line"] == 1
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-cuda-error", "critical") in _above_info(outcome)
-    assert not any(rule == "evidence-log-error" for rule, _ in _above_info(outcome))
-    (item,) = _items(outcome, "evidence-cuda-error")
+    assert ("evidence-cuda-error", "critical") in heldout.above_info(outcome)
+    assert not any(rule == "evidence-log-error" for rule, _ in heldout.above_info(outcome))
+    (item,) = heldout.items(outcome, "evidence-cuda-error")
     assert item.startswith("'invalid device pointer' (RCCL's check of a HIP call")
     assert "ncclUnhandledCudaError" in item and "line 1)" in item
 
@@ -119,9 +111,9 @@ def test_rccl_fatal_hip_failure_with_nccl_prefix_names_host_pid_device(tmp_path:
     (failure,) = [f for f in ev.failures if f["kind"] == "cuda_error"]
     assert (failure["host"], failure["pid"], failure["device"]) == ("node-7", 717, 3)
     assert failure["exception_type"] == "invalid argument" and failure["line"] == 2
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-cuda-error")
+    (item,) = heldout.items(outcome, "evidence-cuda-error")
     assert item.startswith("node-7 pid 717, device 3: 'invalid argument'")
 
 
@@ -138,9 +130,9 @@ def test_p2p_cuda_failure_names_its_place_and_transport() -> None:
         12,
     )
     assert warn["call"] == "transport/p2p.cc:275 (NCCL's P2P transport)"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert "pid 4167, device 0: Cuda failure 'invalid argument' at transport/p2p.cc:275" in item
     assert "(NCCL's P2P transport)" in item and "line 12)" in item
 
@@ -152,8 +144,8 @@ def test_cuda_failure_in_another_file_names_no_transport(tmp_path: Path) -> None
     (warn,) = [f for f in ev.failures if f["kind"] == "nccl_warning"]
     assert warn["call"] == "include/alloc.h:178"
     assert (warn["pid"], warn["device"]) == (4170, 2)
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert "Cuda failure 'out of memory' at include/alloc.h:178 (" in item
     assert "transport)" not in item
 
@@ -163,7 +155,7 @@ def test_proxy_trace_without_the_warn_stays_ready(tmp_path: Path) -> None:
     text = "\n".join(_text(P2P).splitlines()[:10]) + "\n"
     ev = _write(tmp_path, text)
     assert not ev.failures
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -175,9 +167,9 @@ def test_async_exception_names_the_failed_collective() -> None:
     (failure,) = ev.failures
     assert failure["code_name"] == "ncclSystemError" and failure["line"] == 1
     assert (failure["op"], failure["seq"], failure["rank"]) == ("all_reduce", 2, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-nccl-call-failed")
+    (item,) = heldout.items(outcome, "evidence-nccl-call-failed")
     assert item.startswith("A process: ncclSystemError in the collective all_reduce")
     assert "(WorkNCCL SeqNum=2)" in item and "line 1)" in item
 
@@ -190,7 +182,7 @@ def test_async_exception_of_another_rank_and_collective(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (failure,) = [f for f in ev.failures if f["kind"] == "nccl_call_failure"]
     assert failure["seq"] == 17
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-nccl-call-failed")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-nccl-call-failed")
     assert "ncclSystemError in the collective " in item
     assert "(WorkNCCL SeqNum=17)" in item and "SeqNum=2)" not in item

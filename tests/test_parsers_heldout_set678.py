@@ -12,11 +12,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_75"
 
@@ -32,15 +29,9 @@ BRIDGE = (
     "ds5766_cut.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- Horovod's stall inspector: a rank's list broken over two lines -----------------------------
@@ -52,10 +43,10 @@ def test_stalled_rank_and_its_allreduce_tensors_are_named() -> None:
     (stall,) = ev.failures
     assert stall["kind"] == "horovod_stall" and stall["line"] == 1
     assert stall["missing_ranks"] == [0]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-horovod-stall", "warning")]
-    (item,) = _items(outcome, "evidence-horovod-stall")
+    assert heldout.above_info(outcome) == [("evidence-horovod-stall", "warning")]
+    (item,) = heldout.items(outcome, "evidence-horovod-stall")
     assert "waited more than 60 s for the rest" in item
     assert (
         "rank 0 had not submitted training/Adadelta_Allreduce/"
@@ -105,7 +96,9 @@ def test_cut_root_cause_says_what_the_other_entries_show() -> None:
     ev = _load(ELASTIC)
     # (the root cause's own entry is cut: partial stays true)
     assert ev.files[0].status == "partial"
-    assert any("summary entry cut before its rank, host and exit code" in s for s in _said(ev))
+    assert any(
+        "summary entry cut before its rank, host and exit code" in s for s in heldout.said(ev)
+    )
     failures = [f for f in ev.failures if f["kind"] == "elastic_failure"]
     assert len(failures) == 7
     (root,) = [f for f in failures if f["root_cause"]]
@@ -113,10 +106,10 @@ def test_cut_root_cause_says_what_the_other_entries_show() -> None:
     assert root["rank"] is None and root["exit_code"] is None
     others = sorted((f["rank"], f["exit_code"], f["host"]) for f in failures if not f["root_cause"])
     assert others == [(r, -9, "test-luo-1") for r in range(10, 16)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-elastic-root-cause", "critical") in _above_info(outcome)
-    (item,) = _items(outcome, "evidence-elastic-root-cause")
+    assert ("evidence-elastic-root-cause", "critical") in heldout.above_info(outcome)
+    (item,) = heldout.items(outcome, "evidence-elastic-root-cause")
     assert item.startswith("A worker on test-luo-1 failed (its summary entry is cut)")
     assert "other 6 failure(s) (lines 1-35), stamped in the same second as its own" in item
     assert "rank(s) 10-15 (local rank(s) 2-7) exited with -9 (signal 9, SIGKILL)" in item
@@ -162,15 +155,15 @@ def test_a_whole_root_cause_entry_is_left_as_it_was(tmp_path: Path) -> None:
 def test_docker_bridge_master_address_is_a_warning() -> None:
     ev = _load(BRIDGE)
     assert ev.files[0].status == "read"
-    assert not any("no form the advisor reads" in s for s in _said(ev))
+    assert not any("no form the advisor reads" in s for s in heldout.said(ev))
     (bridge,) = ev.failures
     assert bridge["kind"] == "deepspeed_master_bridge" and bridge["line"] == 2
     assert bridge["ip"] == "172.17.0.1" and bridge["host"] == "192.168.1.1"
     assert bridge["rank_size"] == 2
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-deepspeed-master-bridge", "warning")]
-    (item,) = _items(outcome, "evidence-deepspeed-master-bridge")
+    assert heldout.above_info(outcome) == [("evidence-deepspeed-master-bridge", "warning")]
+    (item,) = heldout.items(outcome, "evidence-deepspeed-master-bridge")
     assert "took 172.17.0.1, the first address `hostname -I` gave on node 192.168.1.1" in item
     assert "Docker's default bridge 172.17.0.0/16" in item
     assert "2 nodes (192.168.1.1, 192.168.1.2, line 3)" in item and "line 2" in item
@@ -194,13 +187,13 @@ def test_cluster_address_and_one_node_stay_ready(tmp_path: Path) -> None:
     healthy = _text(BRIDGE).replace("172.17.0.1", "192.168.1.1")
     ev = _write(tmp_path, healthy)
     assert not any(f["kind"] == "deepspeed_master_bridge" for f in ev.failures)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     # the bridge address on a job of one node: its workers are all on the bridge's host
     (tmp_path / "one").mkdir()
     one = _text(BRIDGE).replace("192.168.1.1,192.168.1.2", "192.168.1.1")
     ev = _write(tmp_path / "one", one)
     assert not any(f["kind"] == "deepspeed_master_bridge" for f in ev.failures)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_workers_line_cut_off_still_warns(tmp_path: Path) -> None:
@@ -211,4 +204,4 @@ def test_workers_line_cut_off_still_warns(tmp_path: Path) -> None:
     (bridge,) = ev.failures
     assert bridge["kind"] == "deepspeed_master_bridge" and bridge["rank_size"] is None
     assert "the runner takes it only for a job of several nodes" in bridge["exception_type"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"

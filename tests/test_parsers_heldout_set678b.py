@@ -11,11 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set453 import _said
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_75"
 
@@ -29,19 +27,13 @@ NEOX_TIMERS = (
 )
 UNREAD = "no form the advisor reads"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _deepspeed_notes(ev: EvidenceFacts) -> list[str]:
-    return [m for m in _said(ev) if "DeepSpeed's" in m]
+    return [m for m in heldout.said(ev) if "DeepSpeed's" in m]
 
 
 # --- DeepSpeed's engine step and throughput timer ---------------------------------------------
@@ -50,7 +42,7 @@ def _deepspeed_notes(ev: EvidenceFacts) -> list[str]:
 def test_engine_step_and_throughput_timer_are_read_and_said() -> None:
     ev = _load(DS_STEP)
     assert ev.files[0].status == "read"
-    assert not any(UNREAD in m for m in _said(ev))
+    assert not any(UNREAD in m for m in heldout.said(ev))
     (note,) = _deepspeed_notes(ev)
     assert note.startswith("log: DeepSpeed's engine skipped 223 of 13120 steps")
     assert "(line 1)" in note
@@ -61,9 +53,9 @@ def test_engine_step_and_throughput_timer_are_read_and_said() -> None:
     ) in note
     assert note.endswith("; no error")
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_most_steps_skipped_is_the_overflow_warning_not_a_no_error_note(tmp_path: Path) -> None:
@@ -78,12 +70,12 @@ def test_most_steps_skipped_is_the_overflow_warning_not_a_no_error_note(tmp_path
     ev = _write(tmp_path, text)
     assert ev.files[0].status == "read"
     assert [(f["kind"], f["line"]) for f in ev.failures] == [("fp16_overflow", 1)]
-    (note,) = [m for m in _said(ev) if "throughput timer" in m]
+    (note,) = [m for m in heldout.said(ev) if "throughput timer" in m]
     assert "at global step 500 (micro step 2000): 12.00 samples/s on average" in note
     assert "skipped 400" not in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-fp16-overflow", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-fp16-overflow", "warning")]
 
 
 def test_throughput_line_without_memory_fields_alone_is_read(tmp_path: Path) -> None:
@@ -95,7 +87,7 @@ def test_throughput_line_without_memory_fields_alone_is_read(tmp_path: Path) -> 
     (note,) = _deepspeed_notes(ev)
     assert note.startswith("log: DeepSpeed's throughput timer at global step 13120")
     assert "GB" not in note and "(line 2)" in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- DeepSpeed's engine timers under wall_clock_breakdown -----------------------------------
@@ -104,7 +96,7 @@ def test_throughput_line_without_memory_fields_alone_is_read(tmp_path: Path) -> 
 def test_rank0_engine_timers_are_read_with_their_allreduce_span() -> None:
     ev = _load(NEOX_TIMERS)
     assert ev.files[0].status == "read"
-    assert not any(UNREAD in m for m in _said(ev))
+    assert not any(UNREAD in m for m in heldout.said(ev))
     (note,) = _deepspeed_notes(ev)
     assert note.startswith("log: DeepSpeed's engine timers on rank 0: ")
     assert "forward_microstep 1286.00-1347.74 ms" in note
@@ -112,9 +104,9 @@ def test_rank0_engine_timers_are_read_with_their_allreduce_span() -> None:
     assert "backward_allreduce_microstep 282.29-486.68 ms (the gradients' all-reduce)" in note
     assert "step_microstep 0.05 ms" in note
     assert "(5 lines, 1-5)" in note and note.endswith("; no error")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_newer_timer_names_on_another_rank(tmp_path: Path) -> None:
@@ -132,7 +124,7 @@ def test_newer_timer_names_on_another_rank(tmp_path: Path) -> None:
     assert note.startswith("log: DeepSpeed's engine timers on rank 8: ")
     assert "bwd_allreduce_microstep 282.29-417.27 ms (the gradients' all-reduce)" in note
     assert "(2 lines, 1-2)" in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_other_programs_timer_lines_stay_unread(tmp_path: Path) -> None:
@@ -143,5 +135,5 @@ def test_other_programs_timer_lines_stay_unread(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert _deepspeed_notes(ev) == []
-    assert any(UNREAD in m for m in _said(ev))
-    assert _imported(ev)[0] == "READY"
+    assert any(UNREAD in m for m in heldout.said(ev))
+    assert heldout.imported(ev)[0] == "READY"

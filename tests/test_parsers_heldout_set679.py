@@ -11,10 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_76"
 
@@ -24,15 +23,9 @@ HCCS = (
 TOPO_ALL_SYS = "npu_smi_t_topo_910b_8npu_all_sys_no_hccs_fully_isolated_zstack_cut.txt"
 TOPO_NPU5 = "npu_smi_t_topo_910b_header_and_npu5_row_all_sys_partial_isolation_zstack_cut.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -67,10 +60,10 @@ def test_an_hccs_answer_with_no_link_in_use_is_the_chip_cut_off_hccs() -> None:
         "HCCS health NOK; 0 HCCS link(s) in use (line 2); total bandwidth 0 GB/s (line 3); "
         "lanes 0, 1, 2 all 0 (lines 6-8)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-npu-hccs-down", "critical") in _above_info(outcome)
-    (item,) = _items(outcome, "evidence-npu-hccs-down")
+    assert ("evidence-npu-hccs-down", "critical") in heldout.above_info(outcome)
+    (item,) = heldout.items(outcome, "evidence-npu-hccs-down")
     assert item.startswith("NPU (not named): HCCS health NOK; 0 HCCS link(s) in use (line 2)")
     assert "line 1)" in item
 
@@ -80,9 +73,9 @@ def test_the_hccs_answer_under_its_command_names_the_npu(tmp_path: Path) -> None
     ev = _write(tmp_path, text)
     (chip,) = ev.npu_chips
     assert (chip["npu"], chip["chip"]) == (5, 0)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-hccs-down")
+    (item,) = heldout.items(outcome, "evidence-npu-hccs-down")
     # (the figures' lines move one down with the command line above them)
     assert item.startswith("NPU 5 chip 0: HCCS health NOK; 0 HCCS link(s) in use (line 3)")
     assert "lanes 0, 1, 2 all 0 (lines 7-9)" in item
@@ -100,8 +93,8 @@ def test_the_healthy_answer_of_the_same_host_stays_ready(tmp_path: Path) -> None
     assert text.count(": 1") == 3 and "89.4" in text and ": 3" in text
     ev = _write(tmp_path, text)
     assert ev.npu_chips == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     assert (
         1,
         "npu_smi_query: npu-smi info -t hccs: health OK, 3 HCCS link(s) in use (line 2); total "
@@ -113,9 +106,9 @@ def test_health_not_ok_with_links_in_use_stays_a_warning(tmp_path: Path) -> None
     text = _text(HCCS).replace(
         "hccs link num in used           : 0", "hccs link num in used           : 2"
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-chip-health", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-npu-chip-health", "warning")]
 
 
 # --- npu-smi info -t topo: every pair SYS, no legend ---------------------------------------------
@@ -128,14 +121,14 @@ def test_an_all_sys_matrix_without_a_legend_is_a_warning_with_both_readings() ->
     assert [(n["npu"], n["line"], n["peers"]) for n in topo["no_hccs_npus"]] == [
         (f"NPU{i}", i + 2, 7) for i in range(8)
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-topology-no-hccs-link", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-npu-topology-no-hccs-link", "warning")]
     # not called the board's design any more
     assert not [f for f in outcome.findings if f.rule_id == "evidence-npu-topology-no-hccs"]
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-npu-topology-no-hccs-link"]
     assert "PCIe cards without HCCS" in finding.message and "links are down" in finding.message
-    (item,) = _items(outcome, "evidence-npu-topology-no-hccs-link")
+    (item,) = heldout.items(outcome, "evidence-npu-topology-no-hccs-link")
     assert "NPU0, NPU1, NPU2, NPU3, NPU4, NPU5, NPU6, NPU7 SYS to every peer" in item
     assert "(line(s) 2, 3, 4, 5, 6, 7, 8, 9) (no pair of the matrix has HCCS)" in item
 
@@ -150,8 +143,8 @@ def test_an_all_sys_matrix_whose_legend_has_no_hccs_stays_the_boards_design(
     ev = _write(tmp_path, _text(TOPO_ALL_SYS) + legend)
     (topo,) = ev.topologies
     assert topo["sys_by_design"] is True and topo["no_hccs_npus"] == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     assert [f.rule_id for f in outcome.findings] == ["evidence-npu-topology-no-hccs"]
 
 
@@ -160,8 +153,8 @@ def test_the_healthy_matrix_of_the_same_host_names_no_npu(tmp_path: Path) -> Non
     ev = _write(tmp_path, _matrix([{0, 1, 2, 3}, {4, 5, 6, 7}]))
     (topo,) = ev.topologies
     assert topo["hccs"] and topo["sys_by_design"] and topo["no_hccs_npus"] == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_two_isolated_npus_of_an_hccs_board_are_named(tmp_path: Path) -> None:
@@ -169,13 +162,13 @@ def test_two_isolated_npus_of_an_hccs_board_are_named(tmp_path: Path) -> None:
     ev = _write(tmp_path, _matrix([{0, 1, 2, 3}, {4, 6}]))
     (topo,) = ev.topologies
     assert topo["hccs"] and topo["sys_by_design"] is False
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-topology-no-hccs-link")
+    (item,) = heldout.items(outcome, "evidence-npu-topology-no-hccs-link")
     assert "NPU5, NPU7 SYS to every peer (line(s) 7, 9) (other NPUs here are joined by HCCS)" in (
         item
     )
-    assert ("evidence-npu-topology-sys", "warning") in _above_info(outcome)
+    assert ("evidence-npu-topology-sys", "warning") in heldout.above_info(outcome)
 
 
 # --- npu-smi info -t topo: the header and one row ------------------------------------------------
@@ -192,18 +185,18 @@ def test_the_header_and_npu5s_row_all_sys_names_npu5() -> None:
         "npu_smi_topo: the matrix's header names 8 NPUs but the copy holds the row(s) of NPU5 "
         "only: the links among NPU0, NPU1, NPU2, NPU3, NPU4, NPU6, NPU7 are not in it",
     ) in _said(ev)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-topology-no-hccs-link", "warning")]
-    (item,) = _items(outcome, "evidence-npu-topology-no-hccs-link")
+    assert heldout.above_info(outcome) == [("evidence-npu-topology-no-hccs-link", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-topology-no-hccs-link")
     assert "NPU5 SYS to every peer (line(s) 2) (the rows of NPU0, NPU1" in item
 
 
 def test_another_npus_row_alone_names_that_npu(tmp_path: Path) -> None:
     ev = _write(tmp_path, _matrix([], rows=[7]))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-topology-no-hccs-link")
+    (item,) = heldout.items(outcome, "evidence-npu-topology-no-hccs-link")
     assert "NPU7 SYS to every peer (line(s) 2)" in item
 
 
@@ -211,5 +204,5 @@ def test_a_row_alone_with_hccs_peers_names_nothing(tmp_path: Path) -> None:
     ev = _write(tmp_path, _matrix([{4, 5, 6, 7}], rows=[5]))
     (topo,) = ev.topologies
     assert topo["no_hccs_npus"] == [] and topo["hccs"]
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_76"
 
@@ -22,15 +21,9 @@ STARTUP = "vllm_ascend_0102_serve_startup_benign_plugin_warnings_vllmascend3316_
 NO_KV = "vllm_ascend_two_servers_one_npu_no_memory_for_kv_cache_blocks_vllmascend5707_cut.log"
 BARRIER = "lightning_store_based_barrier_worker_count_1_of_8_idiffface14_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -44,9 +37,9 @@ def test_the_vllm_c_import_warning_under_the_ascend_plugin_is_a_note_and_ready()
     ev = _load(STARTUP)
     assert ev.files[0].status == "read"
     assert not ev.failures
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     notes = [(line, m) for line, m in _said(ev) if "vllm._C" in m]
     assert len(notes) == 1
     line, note = notes[0]
@@ -63,7 +56,7 @@ def test_the_vllm_c_warning_said_once_for_every_process_that_printed_it(tmp_path
     ev = _write(tmp_path, text)
     assert not ev.failures
     assert sum("vllm._C" in m for _, m in _said(ev)) == 1
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_vllm_c_warning_with_no_plugin_named_is_the_loader_failure(tmp_path) -> None:
@@ -75,7 +68,7 @@ def test_the_vllm_c_warning_with_no_plugin_named_is_the_loader_failure(tmp_path)
     (failure,) = ev.failures
     assert failure["kind"] == "library_missing" and failure["library"] == "libcudart.so.12"
     assert not [m for _, m in _said(ev) if "vllm._C" in m]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_a_library_the_loader_could_not_find_is_still_a_failure(tmp_path) -> None:
@@ -91,7 +84,7 @@ def test_a_library_the_loader_could_not_find_is_still_a_failure(tmp_path) -> Non
     (failure,) = ev.failures
     assert failure["kind"] == "library_missing" and failure["library"] == "libascend_hal.so"
     assert failure["line"] == 6
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 # --- vLLM's engine core out of memory for its KV cache ------------------------------------
@@ -106,10 +99,10 @@ def test_the_kv_cache_value_error_is_named_with_its_engine_core() -> None:
     assert failure["worker"] == "EngineCore_DP0" and failure["pid"] == 1102
     assert "check_enough_kv_cache_memory" in (failure["exception_type"] or "")
     assert "another process on the same device" in (failure["exception_type"] or "")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-python-exception", "critical")]
-    (item,) = _items(outcome, "evidence-python-exception")
+    assert heldout.above_info(outcome) == [("evidence-python-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-python-exception")
     assert "No available memory for the cache blocks" in item and "line 5" in item
     assert "ends inside a traceback" not in item
 
@@ -152,10 +145,10 @@ def test_the_lightning_note_beside_a_waiting_store_barrier_is_said_once() -> Non
     assert line == 1
     assert "Lightning started 5 rank(s) of a world of 8 (global ranks 1, 2, 4, 6, 7)" in note
     assert not note.endswith("no error")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-store-barrier-ranks-missing", "critical")]
-    (item,) = _items(outcome, "evidence-store-barrier-ranks-missing")
+    assert heldout.above_info(outcome) == [("evidence-store-barrier-ranks-missing", "critical")]
+    (item,) = heldout.items(outcome, "evidence-store-barrier-ranks-missing")
     assert "1 of 8 ranks joined" in item and "line 8" in item
 
 
@@ -166,4 +159,4 @@ def test_the_lightning_note_of_a_healthy_start_keeps_its_no_error(tmp_path) -> N
     assert not ev.failures
     notes = [m for _, m in _said(ev) if "Lightning started" in m]
     assert len(notes) == 1 and notes[0].endswith("no error")
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"

@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.evidence.load import EvidenceFacts, detect
 from advisor.parsers import nvsm
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_76"
 
@@ -25,15 +24,9 @@ NVME = "nvsm_show_health_23_12_dgx2_missing_nvme_disk_controller_2f_00_0_unhealt
 STRESS_FAILED = "nvsm_stress_test_dgx2_gpu_failed_pcie_failed_t3_nx_w1.txt"
 STRESS_SKIPPED = "nvsm_stress_test_dgx2_gpu_skipped_pcie_skipped_cpu_mem_storage_pass_t3_nx_w0.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -62,10 +55,10 @@ def test_a_nic_link_below_its_expected_speed_is_named_with_nvsm_unhealthy_verdic
         "nvsm: nvsm show health 23.12.01: 199 healthy, 1 unhealthy of 200 checks; "
         "Overall system status is unhealthy (line 301)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nvsm-health-unhealthy", "warning")]
-    assert "0000:35:00.0" in _items(outcome, "evidence-nvsm-health-unhealthy")[0]
+    assert heldout.above_info(outcome) == [("evidence-nvsm-health-unhealthy", "warning")]
+    assert "0000:35:00.0" in heldout.items(outcome, "evidence-nvsm-health-unhealthy")[0]
 
 
 def test_a_missing_mellanox_adapter_under_an_informational_check_is_not_passed_over() -> None:
@@ -80,9 +73,9 @@ def test_a_missing_mellanox_adapter_under_an_informational_check_is_not_passed_o
     assert at == 300
     assert "197 healthy, 1 informational of 198 checks" in note
     assert note.endswith("Overall system status is healthy (line 300)")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nvsm-health-attention", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nvsm-health-attention", "warning")]
 
 
 def test_a_missing_disk_controller_and_the_nvme_count_are_named() -> None:
@@ -107,9 +100,9 @@ def test_a_missing_disk_controller_and_the_nvme_count_are_named() -> None:
     assert "(line 86)" not in nvme
     ((at, note),) = _said(ev)
     assert at == 307 and "2 unhealthy, 1 informational of 198 checks" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert sorted(_above_info(outcome)) == [
+    assert sorted(heldout.above_info(outcome)) == [
         ("evidence-nvsm-health-attention", "warning"),
         ("evidence-nvsm-health-unhealthy", "warning"),
     ]
@@ -127,8 +120,8 @@ def test_a_healthy_twin_stays_ready(tmp_path: Path) -> None:
     text = text.replace("Overall system status is unhealthy", "Overall system status is healthy")
     ev = _write(tmp_path, text)
     assert ev.files[0].formats == ["nvsm"] and ev.failures == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     ((_at, note),) = _said(ev)
     assert "200 healthy of 200 checks" in note
 
@@ -194,9 +187,9 @@ def test_a_failed_gpu_and_pcie_stress_is_not_ready() -> None:
     assert note.startswith(
         "nvsm: nvsm stress-test: PASS for CPU (line 16), Memory (line 17), Storage (line 18)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nvsm-stress-failed", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-nvsm-stress-failed", "critical")]
 
 
 def test_a_skipped_gpu_and_pcie_stress_is_not_a_pass() -> None:
@@ -205,9 +198,9 @@ def test_a_skipped_gpu_and_pcie_stress_is_not_a_pass() -> None:
         ("nvsm_stress_skipped", 15),
         ("nvsm_stress_skipped", 19),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nvsm-stress-skipped", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nvsm-stress-skipped", "warning")]
 
 
 def test_an_all_pass_stress_twin_stays_ready(tmp_path: Path) -> None:
@@ -218,8 +211,8 @@ def test_an_all_pass_stress_twin_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     ((_at, note),) = _said(ev)
     assert "GPU (line 15)" in note and "PCIe (line 19)" in note
 
@@ -234,7 +227,7 @@ def test_a_memory_failure_on_another_node_is_named(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert _failures(ev) == [("nvsm_stress_failed", 17, "Memory: Failed (line 17)")]
-    level, _outcome = _imported(ev)
+    level, _outcome = heldout.imported(ev)
     assert level == "NOT READY"
 
 

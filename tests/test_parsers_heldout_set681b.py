@@ -9,25 +9,18 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import device_query
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_76"
 
 QUERY = "cuda_devicequery_rt7_5_drv9_1_gtx1060_nvs310_no_peer_access_pass_reu_eelcomputer.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -43,9 +36,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_device_query_is_read_as_its_own_format_with_versions_devices_and_result() -> None:
     ev = _load(QUERY)
     assert ev.files[0].formats == ["device_query"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     (copy,) = ev.gpu_copy
     assert copy["tool"] == "deviceQuery" and copy["line"] == 1
     assert (copy["driver"], copy["cuda_runtime"]) == ("9.1", "7.5")
@@ -96,16 +89,16 @@ def test_two_gpus_of_one_model_without_peer_access_are_warned(tmp_path: Path) ->
     assert ev.files[0].formats == ["device_query"]
     (copy,) = ev.gpu_copy
     assert copy["no_peer_access"] is True
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-no-peer-access", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-no-peer-access")
+    assert heldout.above_info(outcome) == [("evidence-gpu-no-peer-access", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-no-peer-access")
     assert item.startswith("2 GPU(s) (GeForce GTX 1060 6GB), every pair 'Peer access ... : No'")
     assert item.endswith("line 72)")
     # and with peer access both ways the twin stays READY
     ev = _write(tmp_path, text.replace(" : No", " : Yes"))
     assert ev.gpu_copy[0]["no_peer_access"] is False
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_another_device_and_versions_are_read_from_the_text(tmp_path: Path) -> None:
@@ -122,7 +115,7 @@ def test_another_device_and_versions_are_read_from_the_text(tmp_path: Path) -> N
     (copy,) = ev.gpu_copy
     assert (copy["driver"], copy["cuda_runtime"]) == ("12.2", "12.1")
     assert copy["devices"][0]["name"] == "NVIDIA A100-SXM4-80GB"
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_device_query_that_sees_no_device_is_warned(tmp_path: Path) -> None:
@@ -142,9 +135,9 @@ def test_a_device_query_that_sees_no_device_is_warned(tmp_path: Path) -> None:
     assert failure["line"] == 5 and failure["kind"] == "gpu_driver_error"
     assert "though its result says PASS" in failure["exception_type"]
     # (the rule bandwidthTest's "No devices found" meets too: a warning naming the device)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-driver-error", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-gpu-driver-error", "warning")]
 
 
 def test_device_query_cut_before_its_result_is_said_so(tmp_path: Path) -> None:

@@ -13,11 +13,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import iperf, netif, numa
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_76"
 
@@ -38,15 +37,9 @@ NUMA = (
     "lkml_slab_cut.txt"
 )
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -63,9 +56,9 @@ def _kinds(ev: EvidenceFacts, kind: str) -> list[dict[str, object]]:
 def test_connectx_ports_never_brought_up_are_a_warning_naming_each() -> None:
     ev = _load(IP_LINK)
     assert ev.files[0].formats == ["netif"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nic-port-admin-down", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-nic-port-admin-down", "warning")]
     down = _kinds(ev, "nic_port_admin_down")
     assert [(d["message"], d["line"], d["host"]) for d in down] == [
         ("ens13f0np0", 12, "nyc-prod-pve-01"),
@@ -74,7 +67,7 @@ def test_connectx_ports_never_brought_up_are_a_warning_naming_each() -> None:
         ("enp146s0f0np0", 23, "nyc-prod-pve-01"),
         ("enp146s0f1np1", 26, "nyc-prod-pve-01"),
     ]
-    (item, *_) = _items(outcome, "evidence-nic-port-admin-down")
+    (item, *_) = heldout.items(outcome, "evidence-nic-port-admin-down")
     assert item.startswith(
         "nyc-prod-pve-01: ens13f0np0: ip shows it administratively down (<BROADCAST,MULTICAST>, "
         "no UP, state DOWN), MAC 0c:42:a1:d2:03:5a ("
@@ -93,8 +86,8 @@ def test_the_same_ports_brought_up_stay_ready_and_another_host_is_named(tmp_path
     )
     assert up != text
     ev = _write(tmp_path, up)
-    level, outcome = _imported(ev)
-    assert (level, _above_info(outcome), ev.failures) == ("READY", [], [])
+    level, outcome = heldout.imported(ev)
+    assert (level, heldout.above_info(outcome), ev.failures) == ("READY", [], [])
 
     # one port of another host left down, the others up
     other = up.replace("nyc-prod-pve-01", "gpu-node07").replace(
@@ -111,7 +104,7 @@ def test_a_plain_port_left_down_is_still_said_only(tmp_path: Path) -> None:
     text = _text(IP_LINK).replace("np0:", ":").replace("np1:", "1:")
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     assert netif.DEVLINK_PORT_NAME_RE.match("ens13f0np0")
     assert netif.DEVLINK_PORT_NAME_RE.match("enp65s0f1np1s2")  # a split port
     assert not netif.DEVLINK_PORT_NAME_RE.match("eno2")
@@ -123,9 +116,9 @@ def test_a_plain_port_left_down_is_still_said_only(tmp_path: Path) -> None:
 
 def test_iperf2_server_reports_without_a_measure_are_a_warning_per_run() -> None:
     ev = _load(IPERF_NAN)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-iperf-server-report-invalid", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-iperf-server-report-invalid", "warning")]
     bad = _kinds(ev, "iperf_server_report_invalid")
     assert [b["line"] for b in bad] == [16, 34]
     assert bad[0]["message"] == "iperf 2 client 172.17.0.3 to 172.17.0.1:5001"
@@ -149,8 +142,8 @@ def test_a_measured_server_report_without_losses_stays_ready(tmp_path: Path) -> 
         "0.00-10.00 sec  2.50 GBytes  2.15 Gbits/sec  0.012 ms 0/1826091 (0%)",
     )
     ev = _write(tmp_path, good)
-    level, outcome = _imported(ev)
-    assert (level, _above_info(outcome)) == ("READY", [])
+    level, outcome = heldout.imported(ev)
+    assert (level, heldout.above_info(outcome)) == ("READY", [])
     (note, *_) = [m for _, m in _said(ev)]
     assert "the server's report (line 16): received 2.15 Gbit/s over 10 s, jitter 0.012 ms" in note
     assert "UDP: 0 of 1826091 datagrams lost (0 %)" in note
@@ -158,9 +151,9 @@ def test_a_measured_server_report_without_losses_stays_ready(tmp_path: Path) -> 
 
 def test_iperf2_udp_loss_of_41_percent_is_not_ready_with_the_senders_own_rate() -> None:
     ev = _load(IPERF_LOSS)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-iperf-udp-loss", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-iperf-udp-loss", "critical")]
     ((lost),) = _kinds(ev, "udp_datagrams_lost")
     assert lost["line"] == 13
     assert lost["exception_type"] == (
@@ -178,8 +171,8 @@ def test_a_small_loss_on_another_host_is_said_not_judged(tmp_path: Path) -> None
     text = _text(IPERF_LOSS).replace("10.0.0.3", "10.1.2.3")
     few = text.replace("177/  427 (41%)", "  2/  427 (0.47%)")
     ev = _write(tmp_path, few)
-    level, outcome = _imported(ev)
-    assert (level, _above_info(outcome)) == ("READY", [])
+    level, outcome = heldout.imported(ev)
+    assert (level, heldout.above_info(outcome)) == ("READY", [])
     (note, *_) = [m for _, m in _said(ev)]
     assert "client 10.1.2.3 to 10.0.0.1:5002" in note
     assert "UDP: 2 of 427 datagrams lost (0.47 %)" in note
@@ -195,9 +188,9 @@ def test_a_small_loss_on_another_host_is_said_not_judged(tmp_path: Path) -> None
 
 def test_six_memoryless_numa_nodes_are_a_warning_naming_each_with_its_line() -> None:
     ev = _load(NUMA)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-numa-node-memoryless", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-numa-node-memoryless", "warning")]
     nodes = _kinds(ev, "numa_node_memoryless")
     assert [(n["message"], n["line"]) for n in nodes] == [
         ("NUMA node 0", 4),
@@ -223,8 +216,8 @@ def test_numa_nodes_all_with_memory_stay_ready_and_one_memoryless_is_named(
     text = _text(NUMA)
     full = text.replace("size: 0 MB", "size: 32000 MB").replace("free: 0 MB", "free: 31000 MB")
     ev = _write(tmp_path, full)
-    level, outcome = _imported(ev)
-    assert (level, _above_info(outcome), ev.failures) == ("READY", [], [])
+    level, outcome = heldout.imported(ev)
+    assert (level, heldout.above_info(outcome), ev.failures) == ("READY", [], [])
     one = full.replace(">  node 6 size: 32000 MB", ">  node 6 size: 0 MB")
     ev = _write(tmp_path, one)
     ((node),) = _kinds(ev, "numa_node_memoryless")

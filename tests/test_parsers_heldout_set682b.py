@@ -11,19 +11,17 @@ from functools import partial
 
 from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_76"
 
 SMINFO = "sminfo_master_sm_lid37_priority14_state3_then_smpquery_nd_b1nstcx02_hca1_healthy_cut.txt"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -47,8 +45,8 @@ def test_sminfos_master_and_smpquerys_node_are_read_ready() -> None:
             "HCA-1 (line 5)",
         )
     ]
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_a_standby_sm_on_another_lid_and_a_node_of_another_lid_are_said_apart(tmp_path) -> None:
@@ -68,7 +66,7 @@ def test_a_standby_sm_on_another_lid_and_a_node_of_another_lid_are_said_apart(tm
     assert "smpquery" not in said[2]
     # (the dots pad the name to 32 columns, smpquery.c node_desc: the name itself is read)
     assert said[5] == "rdma: smpquery ND: the node at lid 12 is gpu-node07 mlx5_0 (line 5)"
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -94,9 +92,9 @@ def test_sminfos_query_failure_alone_is_a_warning_not_ready(tmp_path) -> None:
     (event,) = ev.failures
     assert (event["kind"], event["line"]) == ("sminfo_failed", 3)
     assert event["exception_type"].startswith("sminfo's SMInfo query got no answer")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-sminfo-failed", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-sminfo-failed", "warning")]
 
 
 def test_sminfo_that_could_not_open_its_port_is_said_as_such(tmp_path) -> None:
@@ -114,7 +112,7 @@ def test_sminfo_that_could_not_open_its_port_is_said_as_such(tmp_path) -> None:
         "sminfo could not open its MAD port: no subnet manager was asked"
     )
     assert "ib_umad not loaded" in event["message"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 

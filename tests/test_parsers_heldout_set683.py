@@ -11,26 +11,17 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
-from tests.test_parsers_heldout_set599 import _finding
 
 HELDOUT = DATA / "evidence_heldout_76"
 
 BOND = "nccl_docker_deepspeed_ibv_open_device_failed_mlx5_bond_0_fallback_net_socket_bond0_nccl451_cut.log"
 HEDGE = "went on with the others, or with sockets"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _prefixed(text: str, prefix: str) -> str:
@@ -56,10 +47,10 @@ def test_the_skipped_hca_says_the_socket_fallback_on_bond0_with_its_lines() -> N
     assert "NET/Socket, line 5" in message
     assert "'Using network Socket', line 6" in message
     assert HEDGE not in message
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
-    _, (item,) = _finding(outcome, "evidence-nccl-fallback-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-fallback-warning", "warning")]
+    _, (item,) = heldout.finding(outcome, "evidence-nccl-fallback-warning")
     assert "TCP sockets on bond0 200.1.93.2" in item and item.endswith("line 3)")
 
 
@@ -93,7 +84,7 @@ def test_another_host_process_hca_and_interface_are_named(tmp_path: Path) -> Non
     assert "skipped HCA mlx5_1, found no other HCA" in failure["message"]
     assert "TCP sockets on eth0 10.1.2.3" in failure["message"]
     assert "line 4" in failure["message"] and "line 6" in failure["message"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_another_process_socket_lines_are_not_taken_for_this_one(tmp_path: Path) -> None:
@@ -125,7 +116,7 @@ def test_another_hca_opened_is_named_not_sockets(tmp_path: Path) -> None:
     assert "skipped HCA mlx5_bond_0 and went on with the HCA(s) NET/IB lists" in message
     assert "[0]mlx5_2:1/RoCE (line 4)" in message
     assert "TCP" not in message and HEDGE not in message
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_a_copy_cut_after_the_skip_keeps_the_hedge(tmp_path: Path) -> None:
@@ -134,7 +125,7 @@ def test_a_copy_cut_after_the_skip_keeps_the_hedge(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (failure,) = ev.failures
     assert HEDGE in failure["message"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_socket_lines_far_below_an_unnamed_skip_are_not_joined(tmp_path: Path) -> None:
@@ -150,6 +141,6 @@ def test_the_healthy_twin_without_the_skip_stays_ready(tmp_path: Path) -> None:
     lines = _text(BOND).splitlines(keepends=True)
     ev = _write(tmp_path, "".join(lines[:1] + lines[3:]))
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []

@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths, shapes_of
+from advisor.evidence.load import EvidenceFacts, shapes_of
 from advisor.parsers import rank_table
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_77"
 
@@ -25,16 +24,12 @@ TABLE_LEGACY = (
     "rank_table_legacy_template2_group_list_hccl_world_group_2pods_commented_hccl_ug_910_cut.txt"
 )
 
-_write = partial(_load_copy, name="copy.txt")
-_write_json = partial(_load_copy, name="hccl.json")
+_write = partial(heldout.load_copy, name="copy.txt")
+_write_json = partial(heldout.load_copy, name="hccl.json")
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -47,9 +42,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_key_manage_answer_is_read_as_npu_smi_and_not_judged() -> None:
     ev = _load(KEY_MANAGE)
     assert ev.files[0].formats == ["npu_smi_query"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     notes = [(line, m) for line, m in _said(ev) if m.startswith("npu_smi_query:")]
     ((line, note),) = notes
     assert line == 1
@@ -68,8 +63,8 @@ def test_key_manage_running_under_its_command_line_is_a_note_with_its_states(
     ).replace("Stop", "Running")
     ev = _write(tmp_path, text)
     assert ev.files[0].formats == ["npu_smi_query"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     (note,) = [m for _, m in _said(ev) if m.startswith("npu_smi_query:")]
     assert "service auto startup Enable; service running status Running" in note
     assert "key-manage, the KMSAgent" in note
@@ -87,10 +82,10 @@ def test_prose_naming_the_service_keys_is_not_an_npu_smi_answer(tmp_path: Path) 
 def test_a2_table_with_comments_keeps_its_error_and_says_what_it_holds() -> None:
     ev = _load(TABLE_A2)
     assert ev.files[0].formats == ["rank_table"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rank-table-invalid", "critical")]
-    (item,) = _items(outcome, "evidence-rank-table-invalid")
+    assert heldout.above_info(outcome) == [("evidence-rank-table-invalid", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rank-table-invalid")
     assert "not valid JSON: // comments (line 2, 3, 4, 8, 9 ...)" in item
     ((line, note),) = _said(ev)
     assert line == 2  # the first comment
@@ -112,9 +107,9 @@ def test_a2_table_with_comments_keeps_its_error_and_says_what_it_holds() -> None
 
 def test_legacy_table_with_comments_says_its_devices_and_no_rank_id() -> None:
     ev = _load(TABLE_LEGACY)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-rank-table-invalid")
+    (item,) = heldout.items(outcome, "evidence-rank-table-invalid")
     assert "(no version field): not valid JSON: // comments (line 2, 3, 4, 7, 8 ...)" in item
     ((line, note),) = _said(ev)
     assert line == 2
@@ -136,8 +131,8 @@ def test_a_commented_table_with_a_duplicate_rank_names_it_and_gives_no_shape(
     # another table: node_1's second device numbered rank 2 again
     text = _text(TABLE_A2).replace('"rank_id":"3"', '"rank_id":"2"')
     ev = _write_json(tmp_path, text)
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-rank-table-invalid")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-rank-table-invalid")
     assert "// comments (line 2, 3, 4, 8, 9 ...)" in item
     # the duplicate and the missing rank listed after the comments
     assert "rank_id 2 is used 2 times (node_1/device 0; node_1/device 1)" in item
@@ -167,8 +162,8 @@ def test_the_clean_twin_stays_ready_with_no_note(tmp_path: Path) -> None:
     # the same table with its comments taken out: valid JSON, READY, its shape as before
     clean = "\n".join(line.split("//")[0].rstrip() for line in _text(TABLE_A2).split("\n"))
     ev = _write_json(tmp_path, clean)
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     assert _said(ev) == []
     (shape,) = shapes_of(ev)
     assert (shape["nodes"], shape["per_node"]) == (2, 2)

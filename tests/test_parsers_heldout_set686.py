@@ -11,11 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_77"
 
@@ -24,7 +22,7 @@ FINALIZE = "torch_npu_acl_repeated_finalize_100037_eh9999_benign_at_exit_npunvme
 PLOG = "cann_plog_idedd_runtime_stream47_aicore_exception_0x26_glm52_pd_vllmascend16535_cut.log"
 EI0002 = "torch_npu_2023_npusync_107020_ei0002_notify_wait_timeout_allreduce_enp69s0_lf975_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
+_write = partial(heldout.load_copy, name="copy.log")
 
 SYNC_107020 = (
     "npuSynchronizeDevice:/usr1/02/workspace/pytorch/torch_npu/csrc/core/npu/NPUStream.cpp:370 "
@@ -33,12 +31,8 @@ SYNC_107020 = (
 """torch_npu's failed synchronize (a runtime task time-out), a real failure to add to a copy."""
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _items(outcome: RulesOutcome, rule_id: str) -> list[str]:
@@ -56,9 +50,9 @@ def _rules(outcome: RulesOutcome) -> list[str]:
 def test_a_mindie_daemon_that_said_it_started_is_read_ready_with_what_it_says() -> None:
     ev = _load(MINDIE)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["log"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     (item,) = _items(outcome, "evidence-run-success")
     assert "'Daemon start success!' (line 5)" in item
     assert "its main process 418 (g_mainPid, line 4)" in item
@@ -68,7 +62,7 @@ def test_a_mindie_daemon_that_said_it_started_is_read_ready_with_what_it_says() 
 
 def test_another_daemon_pid_is_the_one_named(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text(MINDIE).replace("418", "90211"))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     (item,) = _items(outcome, "evidence-run-success")
     assert "its main process 90211 (g_mainPid, line 4)" in item
@@ -76,7 +70,7 @@ def test_another_daemon_pid_is_the_one_named(tmp_path: Path) -> None:
 
 def test_a_failure_after_the_daemon_started_is_not_cleared_by_the_start(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text(MINDIE) + SYNC_107020)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     assert "evidence-npu-runtime-error" in _rules(outcome)
     assert "evidence-run-success" not in _rules(outcome)
@@ -93,9 +87,9 @@ def test_the_start_words_quoted_in_prose_are_no_start(tmp_path: Path) -> None:
 
 def test_acl_finalized_twice_is_a_note_not_a_runtime_failure() -> None:
     ev = _load(FINALIZE)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert "evidence-npu-runtime-error" not in _rules(outcome)
     assert "evidence-hccl-other-error" not in _rules(outcome)
     (item,) = _items(outcome, "evidence-acl-repeat-finalize")
@@ -106,7 +100,7 @@ def test_acl_finalized_twice_is_a_note_not_a_runtime_failure() -> None:
 
 def test_another_process_finalized_twice_is_named(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text(FINALIZE).replace("476369", "31337"))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     (item,) = _items(outcome, "evidence-acl-repeat-finalize")
     assert item.startswith("Process 31337: ")
@@ -114,7 +108,7 @@ def test_another_process_finalized_twice_is_named(tmp_path: Path) -> None:
 
 def test_a_real_runtime_failure_beside_the_double_finalize_stays_critical(tmp_path: Path) -> None:
     ev = _write(tmp_path, SYNC_107020 + _text(FINALIZE))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (failed,) = _items(outcome, "evidence-npu-runtime-error")
     assert "107020" in failed and "100037" not in failed
@@ -127,7 +121,7 @@ def test_a_real_runtime_failure_beside_the_double_finalize_stays_critical(tmp_pa
 
 def test_the_runtime_aicore_exception_is_named_not_the_dump_line() -> None:
     ev = _load(PLOG)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (item,) = _items(outcome, "evidence-hccl-plog-error")
     assert "Stream Synchronize failed, stream_id=47, retCode=0x26, [aicore exception]" in item
@@ -139,14 +133,14 @@ def test_the_runtime_aicore_exception_is_named_not_the_dump_line() -> None:
 def test_another_process_and_stream_is_named(tmp_path: Path) -> None:
     text = _text(PLOG).replace("289610", "5150").replace("stream_id=47", "stream_id=12")
     ev = _write(tmp_path, text)
-    (item,) = _items(_imported(ev)[1], "evidence-hccl-plog-error")
+    (item,) = _items(heldout.imported(ev)[1], "evidence-hccl-plog-error")
     assert "stream_id=12, retCode=0x26" in item and item.endswith(", line 3)")
 
 
 def test_a_dump_with_no_runtime_line_after_it_is_still_named(tmp_path: Path) -> None:
     # the dump's lines alone (the copy cut before the runtime's): nothing else to name
     ev = _write(tmp_path, "".join(_text(PLOG).splitlines(keepends=True)[:2]))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (item,) = _items(outcome, "evidence-hccl-plog-error")
     assert item.startswith("IDEDD error: ") and "load tiling data" in item
@@ -157,7 +151,7 @@ def test_a_dump_with_no_runtime_line_after_it_is_still_named(tmp_path: Path) -> 
 
 def test_ei0002_says_the_logs_own_default_exec_timeout() -> None:
     ev = _load(EI0002)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (item,) = _items(outcome, "evidence-hccl-exec-timeout")
     assert "A rank the log does not name waited in all_reduce" in item
@@ -169,11 +163,11 @@ def test_ei0002_says_the_logs_own_default_exec_timeout() -> None:
 
 def test_a_newer_logs_default_is_the_one_said(tmp_path: Path) -> None:
     ev = _write(tmp_path, _text(EI0002).replace("default 1800s", "default 1836s"))
-    (item,) = _items(_imported(ev)[1], "evidence-hccl-exec-timeout")
+    (item,) = _items(heldout.imported(ev)[1], "evidence-hccl-exec-timeout")
     assert "says 'default 1836s' for HCCL_EXEC_TIMEOUT (line 3)" in item and "1800" not in item
 
 
 def test_an_ei0002_without_its_cause_paragraph_states_no_default(tmp_path: Path) -> None:
     ev = _write(tmp_path, "".join(_text(EI0002).splitlines(keepends=True)[:2]))
-    (item,) = _items(_imported(ev)[1], "evidence-hccl-exec-timeout")
+    (item,) = _items(heldout.imported(ev)[1], "evidence-hccl-exec-timeout")
     assert "HCCL_EXEC_TIMEOUT" not in item

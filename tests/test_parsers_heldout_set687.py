@@ -10,10 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_77"
 
@@ -22,15 +21,9 @@ MIG = "nvidia_smi_mig_enable_pending_enable_not_supported_reboot_needed_seansidd
 CLOCKS = "nvidia_smi_q_clocks_and_max_clocks_2025_of_2100_mhz_healthy_gpustat135.txt"
 POWER = "nvidia_smi_q_d_power_590_48_01_laptop_limit_35w_of_95w_samples_not_found_ogkm483_cut.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -43,9 +36,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_a_dcgm_exporter_scrape_of_zero_counters_is_read_ready() -> None:
     ev = _load(EXPORTER)
     assert ev.files[0].formats == ["dcgm_exporter"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     said = _said(ev)
     assert [line for line, _ in said] == [3, 4, 5, 6]
     assert said[0][1] == (
@@ -70,16 +63,16 @@ def _exporter_lines(field: str, values: list[int], host: str = "node-a1") -> str
 def test_a_double_bit_ecc_count_from_the_exporter_is_judged_as_nvidia_smis(tmp_path: Path) -> None:
     # (the rule nvidia-smi's Volatile Uncorr. ECC count meets: a warning)
     ev = _write(tmp_path, _exporter_lines("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", [0, 0, 2, 0]))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-ecc-uncorrected", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-gpu-ecc-uncorrected", "warning")]
     (bad,) = [g for g in ev.gpus if g["ecc_uncorrected"]]
     assert (bad["gpu"], bad["host"], bad["ecc_uncorrected"]) == (2, "node-a1", 2)
 
 
 def test_the_exporters_last_xid_is_a_driver_event_on_its_gpu(tmp_path: Path) -> None:
     ev = _write(tmp_path, _exporter_lines("DCGM_FI_DEV_XID_ERRORS", [0, 79, 0, 0]))
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
     (event,) = ev.failures
     assert event["line"] == 2 and event["device"] == 1 and event["code"] == "79"
@@ -89,13 +82,13 @@ def test_the_exporters_last_xid_is_a_driver_event_on_its_gpu(tmp_path: Path) -> 
 def test_exporter_nvlink_recovery_errors_are_judged_as_dcgmi_nvlink_e(tmp_path: Path) -> None:
     text = _exporter_lines("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", [0, 0, 0, 5])
     ev = _write(tmp_path, text)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level != "READY"
     assert [n["replay_total"] for n in ev.nvlinks] == [0, 0, 0, 5]
     healthy = _write(
         tmp_path, _exporter_lines("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", [0, 0, 0, 0])
     )
-    assert _imported(healthy)[0] == "READY"
+    assert heldout.imported(healthy)[0] == "READY"
 
 
 # --- nvidia-smi -mig's pending warning ----------------------------------------------------------
@@ -104,7 +97,7 @@ def test_exporter_nvlink_recovery_errors_are_judged_as_dcgmi_nvlink_e(tmp_path: 
 def test_a_pending_mig_enable_names_its_gpu_and_the_reboot_it_needs() -> None:
     ev = _load(MIG)
     assert ev.files[0].formats == ["nvidia_smi_mig_pending"] and ev.files[0].status == "read"
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"  # a mode change waiting, not a fault (nvidia_smi._MIG_PENDING_RE)
     ((line, note),) = _said(ev)
     assert line == 2
@@ -131,8 +124,8 @@ def test_a_pending_mig_disable_on_another_gpu_is_read_the_same(tmp_path: Path) -
 def test_a_q_clocks_block_alone_says_its_clocks_and_judges_nothing() -> None:
     ev = _load(CLOCKS)
     assert ev.files[0].formats == ["nvidia_smi_query"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     notes = [(line, m) for line, m in _said(ev) if "-d page" in m]
     ((line, note),) = notes
     assert line == 2
@@ -148,7 +141,7 @@ def test_a_q_clocks_block_with_a_slowdown_active_is_still_judged(tmp_path: Path)
         "        HW Slowdown                       : Active\n"
     )
     ev = _write(tmp_path, text)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level != "READY"
     assert not [m for _, m in _said(ev) if "-d page" in m]
 
@@ -156,8 +149,8 @@ def test_a_q_clocks_block_with_a_slowdown_active_is_still_judged(tmp_path: Path)
 def test_a_q_d_power_page_says_draw_and_limits_and_judges_nothing() -> None:
     ev = _load(POWER)
     assert ev.files[0].formats == ["nvidia_smi_query"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 12
     assert note.startswith("nvidia_smi_query: nvidia-smi -q -d page (driver 590.48.01) of GPU ")

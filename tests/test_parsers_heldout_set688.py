@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import iperf, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_77"
 
@@ -29,15 +28,9 @@ UDP = (
     "measuring_throughput_cut.txt"
 )
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -54,9 +47,9 @@ def _kinds(ev: EvidenceFacts, kind: str) -> list[dict[str, object]]:
 def test_ibnetdiscover_with_redacted_guids_names_the_switch_and_its_ndr_links() -> None:
     ev = _load(IBNET)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["rdma"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 12  # the first link under the switch
     assert "ibnetdiscover: 1 node(s) with 5 connected port(s)" in note
@@ -82,7 +75,7 @@ def test_the_whole_listing_is_not_called_partial(tmp_path: Path) -> None:
     # the healthy twin without the cut, GUIDs in hex as ibnetdiscover prints them
     text = _text(IBNET).replace("...omitted\n", "").replace("<redacted>", "0123456789ab")
     ev = _write(tmp_path, text)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     ((_, note),) = _said(ev)
     assert "5 connected port(s)" in note and "partial" not in note
 
@@ -100,9 +93,9 @@ def test_the_port_guid_pattern_takes_a_masked_guid_and_not_any_word() -> None:
 def test_plain_mst_status_names_the_connectx_6_lx_and_its_pci_address() -> None:
     ev = _load(MST)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["mst_status"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     said = dict(_said(ev))
     assert said[16] == (
         "mst_status: mst status: 1 device(s): /dev/mst/mt4127_pciconf0 (ConnectX-6 Lx) at "
@@ -129,7 +122,7 @@ def test_plain_mst_status_with_two_nics_and_a_pci_cr_device(tmp_path: Path) -> N
         "data.reg=92 cr_bar.gw_offset=-1\n"
     )
     ev = _write(tmp_path, text)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     notes = [n for _, n in _said(ev)]
     assert notes[0].startswith("mst_status: mst status: 2 device(s): ")  # two PCI addresses
     assert "/dev/mst/mt4129_pciconf1 (ConnectX-7) at 0000:86:00.0 (line 14)" in notes[0]
@@ -164,11 +157,11 @@ def test_mst_status_v_is_read_as_before() -> None:
 
 def test_every_server_report_of_a_p10_udp_test_is_read_and_the_worst_named() -> None:
     ev = _load(UDP)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert (
         level == "NOT READY"
     )  # 65-74 % lost on every stream (kept: the judge's reading allows it)
-    assert _above_info(outcome) == [("evidence-iperf-udp-loss", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-iperf-udp-loss", "critical")]
     ((lost),) = _kinds(ev, "udp_datagrams_lost")
     assert lost["line"] == 55  # stream 11, the first of the two at 74 %
     said = str(lost["exception_type"])
@@ -214,7 +207,7 @@ def test_the_worst_stream_is_named_not_the_last_report(tmp_path: Path) -> None:
     text = text.replace("16255/24863 (65%)", "5100/8500 (60%)")
     text = text.replace("16022/24632 (65%)", "2550/8500 (30%)")
     ev = _write(tmp_path, text)
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
     ((lost),) = _kinds(ev, "udp_datagrams_lost")
     assert lost["line"] == 57
     said = str(lost["exception_type"])
@@ -231,7 +224,7 @@ def test_a_p10_udp_test_without_losses_stays_ready(tmp_path: Path) -> None:
                 row.rsplit(" ", 2)[-2] + " " + row.rsplit(" ", 1)[-1], "0/24000 (0%)"
             )
     ev = _write(tmp_path, text)
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     assert _kinds(ev, "udp_datagrams_lost") == []
     ((_, note),) = _said(ev)
     assert "UDP: 0 of 240000 datagrams lost (0 %)" in note

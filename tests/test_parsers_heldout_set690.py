@@ -12,10 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_77"
 
@@ -27,15 +26,9 @@ RETURNN = "horovod_returnn_sge_mpirun_4_hosts_initialized_healthy_returnn323_cut
 JAX_DEVICES = "jax_slurm_2_hosts_distributed_initialize_devices_one_local_gpu_each_jax16788_cut.log"
 JAX_ORDINAL = "jax_slurm_distributed_initialize_cuda_invalid_device_ordinal_1_jax23452_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -48,9 +41,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_the_polyaxon_stall_names_rank_0_and_its_allreduce() -> None:
     ev = _load(POLYAXON)
     assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-horovod-stall", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-horovod-stall", "warning")]
     (stall,) = ev.failures
     assert stall["kind"] == "horovod_stall" and stall["line"] == 1
     assert stall["missing_ranks"] == [0]
@@ -87,9 +80,9 @@ def test_a_stall_whose_rank_entry_is_not_in_the_copy_names_no_rank(tmp_path: Pat
 def test_the_missing_ranks_lines_alone_name_rank_2() -> None:
     ev = _load(MISSING2)
     assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-horovod-stall", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-horovod-stall", "warning")]
     (stall,) = ev.failures
     assert stall["kind"] == "horovod_stall" and stall["line"] == 1
     assert stall["missing_ranks"] == [2]
@@ -117,9 +110,9 @@ def test_missing_ranks_words_inside_prose_are_not_read(tmp_path: Path) -> None:
 def test_returnns_horovod_start_is_ready_with_its_ranks_and_hosts() -> None:
     ev = _load(RETURNN)
     assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert ev.failures == []
     ((line, note),) = _said(ev)
     assert line == 6
@@ -141,7 +134,7 @@ def test_a_rank_without_its_line_is_said_and_the_start_stays_ready(tmp_path: Pat
         t for t in _text(RETURNN).splitlines() if "Hostname cluster-cn-220" not in t
     ).replace("cluster-cn-238, pid 14531", "gpu-node-7, pid 14531")
     ev = _write(tmp_path, text)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     ((_, note),) = _said(ev)
     assert "3 rank(s) of a size of 4" in note and "rank 2 gpu-node-7" in note
@@ -154,9 +147,9 @@ def test_a_rank_without_its_line_is_said_and_the_start_stays_ready(tmp_path: Pat
 def test_jaxs_device_lists_are_ready_with_each_processs_local_gpu() -> None:
     ev = _load(JAX_DEVICES)
     assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 2
     assert "line 2: 2 device(s) (GPU 0, 1), local GPU 0" in note
@@ -167,7 +160,7 @@ def test_jaxs_device_lists_are_ready_with_each_processs_local_gpu() -> None:
 def test_newer_jaxs_cuda_device_repr_is_read_alike(tmp_path: Path) -> None:
     text = "[CudaDevice(id=0), CudaDevice(id=1), CudaDevice(id=2)] [CudaDevice(id=2)]\n"
     ev = _write(tmp_path, text)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     ((_, note),) = _said(ev)
     assert "3 device(s) (GPU 0, 1, 2), local GPU 2" in note
@@ -185,9 +178,9 @@ def test_device_lists_inside_a_log_of_other_words_are_not_read_as_this(tmp_path:
 def test_xlas_invalid_device_ordinal_names_cuda_device_1() -> None:
     ev = _load(JAX_ORDINAL)
     assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-cuda-error", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-cuda-error", "critical")]
     (failure,) = ev.failures
     assert failure["kind"] == "cuda_error" and failure["line"] == 1
     assert failure["device"] == 1 and failure["call"] == "cuDeviceGet"

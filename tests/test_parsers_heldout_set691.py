@@ -11,10 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_78"
 
@@ -22,15 +20,9 @@ LIB = "npu_exporter_2023_prepare_dcmi_failed_no_valid_driver_lib_usr_local_uid_m
 INIT = "npu_exporter_2024_dcmi_init_failed_minus8005_device_manager_nil_mindcluster_faq_cut.log"
 PLOG = "cann_plog_drv_shridioctl_failed_ret32_halshriddestroy_device15_drvretcode17_s2s_send_failed_mindcluster_faq_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- NPU Exporter: no driver library it would load (/usr/local failed the owner/mode check) -----
@@ -45,11 +37,11 @@ def test_the_exporter_without_a_driver_library_names_the_path_and_what_failed_af
     assert "/usr/local failed the owner/mode check" in said
     assert "no device manager (line 6)" in said
     assert "Prometheus registration then failed (line 7)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # the exporter, not the NPUs: a warning (the judge's failure is one step up, defensible)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-driver-lib-refused", "warning")]
-    (item,) = _items(outcome, "evidence-npu-driver-lib-refused")
+    assert heldout.above_info(outcome) == [("evidence-npu-driver-lib-refused", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-driver-lib-refused")
     assert "line 5" in item and "command exec failed" not in item
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-npu-driver-lib-refused"]
     assert "chmod 755 /usr/local" in " ".join(r.why for r in finding.recommendations)
@@ -73,9 +65,9 @@ def test_another_path_failing_the_check_is_named_and_a_lone_line_still_read(
     said = dcmi["exception_type"]
     assert "/usr/local/Ascend/driver/lib64/driver/libdcmi.so failed the owner/mode check" in said
     assert "line 6" not in said and "Prometheus" not in said  # nothing after it was copied
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-driver-lib-refused", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-npu-driver-lib-refused", "warning")]
 
 
 def test_an_exporter_that_started_its_collector_stays_ready(tmp_path: Path) -> None:
@@ -83,8 +75,8 @@ def test_an_exporter_that_started_its_collector_stays_ready(tmp_path: Path) -> N
     healthy = "".join(_text(LIB).splitlines(keepends=True)[:3])
     ev = _write(tmp_path, healthy)
     assert not [f for f in ev.failures if f["kind"] == "npu_dcmi_error"]
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 # --- NPU Exporter: DCMI would not start (-8005) --------------------------------------------------
@@ -99,9 +91,9 @@ def test_the_exporter_whose_dcmi_will_not_start_is_not_ready_with_8005_decoded()
     assert said.startswith("npu-exporter's device manager could not start DCMI: -8005 ")
     assert "driver and firmware upgrade with no reboot" in said
     assert "no device manager (line 2)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-dcmi-init-failed", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-npu-dcmi-init-failed", "critical")]
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-npu-dcmi-init-failed"]
     assert "ascend_install.log" in " ".join(r.why for r in finding.recommendations)
 
@@ -114,7 +106,7 @@ def test_another_code_from_another_component_is_named_by_its_own(tmp_path: Path)
     said = dcmi["exception_type"]
     assert said.startswith("a MindCluster component's device manager could not start DCMI: -8020")
     assert "DCMI_ERR_CODE_RESOURCE_OCCUPIED" in said and "no reboot" not in said
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -136,9 +128,9 @@ def test_the_plog_names_device_15_the_runtimes_drv_code_and_the_failed_send() ->
         "(a driver ioctl failed) (line 2)"
     ) in said
     assert "s2s send, device 15, peer SDID 100663296, ret=-38) (line 3)" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-hccl-plog-error")
+    (item,) = heldout.items(outcome, "evidence-hccl-plog-error")
     assert item.startswith("Device 15: ") and "line 1" in item
 
 

@@ -11,25 +11,17 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_78"
 
 SIGSEGV = "fla_npu_megatron_ray_rl_train_sigsegv_op_tiling_8_ranks_fla272_cut.log"
 EZ9999 = "vllm_ascend_qwen3_6_w8a8_tp7_aclnncausalconv1d_ez9999_tiling_failed_va11092_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- absl's failure signal handler in a Ray actor's log -------------------------------------
@@ -45,10 +37,10 @@ def test_the_ray_actors_sigsegv_is_a_crash_with_its_worker_count_and_frame() -> 
     assert crash["call"] == "op::internal::OpRunContextMgr::Tiling()"
     assert "SIGSEGV received on cpu 169 at 2026-08-05 07:11:08,188" in crash["message"]
     assert "7 more process(es) into it: 8 processes received it" in crash["message"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-launcher-exit", "critical")]
-    (item,) = _items(outcome, "evidence-launcher-exit")
+    assert heldout.above_info(outcome) == [("evidence-launcher-exit", "critical")]
+    (item,) = heldout.items(outcome, "evidence-launcher-exit")
     assert "MegatronTrainRayActor (pid 3848117) exited with -11 (signal 11)" in item
     assert "op::internal::OpRunContextMgr::Tiling()" in item and "line 3)" in item
     said = [m.message for f in ev.files for m in f.messages]
@@ -73,7 +65,7 @@ def test_another_actor_and_signal_unfolded_are_read_alike(tmp_path: Path) -> Non
     )
     assert "processes received it" not in crash["message"]  # nothing folded: one process
     assert crash["call"] == "op::internal::OpRunContextMgr::Tiling()"
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_another_processes_frame_is_not_taken_for_the_crashing_ones(tmp_path: Path) -> None:
@@ -109,7 +101,7 @@ def test_a_healthy_ray_actor_log_stays_ready(tmp_path: Path) -> None:
         "(MegatronTrainRayActor pid=3848117) step 10 loss 0.512 [repeated 7x across cluster]\n",
     )
     assert not [f for f in ev.failures if f["kind"] == "launcher_exit"]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- vLLM-Ascend's worker prefix on a CANN error code ----------------------------------------
@@ -124,9 +116,9 @@ def test_the_ez9999_finding_names_the_worker_its_prefix_names() -> None:
         "Worker_TP7_EP7",
         584,
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-hccl-other-error")
+    (item,) = heldout.items(outcome, "evidence-hccl-other-error")
     assert item.startswith("EZ9999 on Worker_TP7_EP7 (pid 584): an inner error")
     assert "CausalConv1d do tiling failed, ret is -1" in item and "line 4)" in item
 
@@ -134,14 +126,14 @@ def test_the_ez9999_finding_names_the_worker_its_prefix_names() -> None:
 def test_another_worker_is_named_and_a_healthy_twin_stays_ready(tmp_path: Path) -> None:
     text = _text(EZ9999).replace("Worker_TP7_EP7 pid=584", "Worker_TP2_EP2 pid=4242")
     ev = _write(tmp_path, text.replace("PID: 584", "PID: 4242"))
-    (item,) = _items(_imported(ev)[1], "evidence-hccl-other-error")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-hccl-other-error")
     assert item.startswith("EZ9999 on Worker_TP2_EP2 (pid 4242):")
     healthy = _write(
         tmp_path,
         "(Worker_TP7_EP7 pid=584) INFO 06-22 11:12:13 [gpu_model_runner.py:2000] Model loading "
         "took 18.43 GiB memory and 41.2 seconds\n",
     )
-    assert _imported(healthy)[0] == "READY"
+    assert heldout.imported(healthy)[0] == "READY"
 
 
 def test_a_ranked_ez9999_still_says_its_rank_not_a_worker(tmp_path: Path) -> None:
@@ -151,5 +143,5 @@ def test_a_ranked_ez9999_still_says_its_rank_not_a_worker(tmp_path: Path) -> Non
         "[rank3]: EZ9999[PID: 584] 2026-06-22-11:12:13.398.186 AclNN_Inner_Error(EZ9999):  "
         "CausalConv1d do tiling failed, ret is -1.\n",
     )
-    items = _items(_imported(ev)[1], "evidence-hccl-other-error")
+    items = heldout.items(heldout.imported(ev)[1], "evidence-hccl-other-error")
     assert items and all(i.startswith("EZ9999 on rank 3") for i in items)

@@ -11,12 +11,12 @@ power limit did not say so."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items
 
 HELDOUT = DATA / "evidence_heldout_78"
 
@@ -27,8 +27,7 @@ SYSMON = "nv_hostengine_log_dcgm33_sysmon_incompatible_cpu_vendor_module9_load_f
 GH200 = "nvidia_smi_q_gh200_550_127_aggregate_dram_uncorrectable_1_row_remapped_power_limit_700_of_900w_thamada_gls.txt"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _bytes(name: str) -> bytes:
@@ -69,10 +68,10 @@ def test_a_pdf_copy_of_dcgmi_diag_keeps_its_deployment_section_and_says_the_pass
         in m
         for m in said
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-dcgm-diag-cut-short", "warning")]
-    (item,) = _items(outcome, "evidence-dcgm-diag-cut-short")
+    assert heldout.above_info(outcome) == [("evidence-dcgm-diag-cut-short", "warning")]
+    (item,) = heldout.items(outcome, "evidence-dcgm-diag-cut-short")
     assert "not in the copy: Stress" in item and "Deployment" not in item
 
 
@@ -86,7 +85,7 @@ def test_a_pdf_section_row_with_a_failed_check_under_it_is_judged(tmp_path: Path
     assert [(c["name"], c["section"], c["gpus"]) for c in diag["failed"]] == [
         ("GPU Memory", "Hardware", "GPU: 3")
     ]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -94,12 +93,12 @@ def test_a_pdf_section_row_with_a_failed_check_under_it_is_judged(tmp_path: Path
 
 
 def test_a_persistence_mode_failure_says_the_tests_skipped_and_the_one_that_ran() -> None:
-    level, outcome = _imported(_load(DIAG_R4))
+    level, outcome = heldout.imported(_load(DIAG_R4))
     # DCGM's own words: the diagnostic "requires persistence mode to be enabled", a precondition
     # of the diagnostic, not a fault the GPU showed: a warning that it could not judge the GPU
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-dcgm-diag-precondition", "warning")]
-    (item,) = _items(outcome, "evidence-dcgm-diag-precondition")
+    assert heldout.above_info(outcome) == [("evidence-dcgm-diag-precondition", "warning")]
+    (item,) = heldout.items(outcome, "evidence-dcgm-diag-precondition")
     assert "Persistence mode for GPU 0 is currently disabled" in item
     assert '"nvidia-smi -i <gpuId> -pm 1 "' in item
     assert (
@@ -113,9 +112,9 @@ def test_a_deployment_failure_with_every_test_skipped_says_none_ran(tmp_path: Pa
     data = _bytes(DIAG_R4).replace(
         b"| Memtest                   | Pass - All ", b"| Memtest                   | Skip - All "
     )
-    level, outcome = _imported(_copy(tmp_path, data, "diag.txt"))
+    level, outcome = heldout.imported(_copy(tmp_path, data, "diag.txt"))
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-dcgm-diag-precondition")
+    (item,) = heldout.items(outcome, "evidence-dcgm-diag-precondition")
     assert "7 skipped (" in item and "Memtest, lines 21-29), none ran" in item
 
 
@@ -124,9 +123,9 @@ def test_a_deployment_failure_with_every_test_skipped_says_none_ran(tmp_path: Pa
 
 def test_an_nvls_bind_failure_says_its_cuda_error_and_the_fabric_to_check() -> None:
     ev = _load(NVLS)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert item.startswith("gpu-stress-dgc86-xfpt6 pid 420, device 5: Failed to bind NVLink SHARP")
     assert "(cuMulticastBindMem returned 401, CUDA_ERROR_ILLEGAL_STATE)" in item
     assert "error in the Fabric Manager or NVSwitches" in item
@@ -142,7 +141,9 @@ def test_an_nvls_bind_failure_of_another_host_and_code_is_read_alike(tmp_path: P
             b"CUDA error 1 'invalid argument'",
         )
     )
-    (item,) = _items(_imported(_copy(tmp_path, data, "nccl.log"))[1], "evidence-nccl-warning")
+    (item,) = heldout.items(
+        heldout.imported(_copy(tmp_path, data, "nccl.log"))[1], "evidence-nccl-warning"
+    )
     assert item.startswith("node-b07 pid 3311, device 2: ")
     assert "(cuMulticastBindMem returned 1, CUDA_ERROR_INVALID_VALUE)" in item
     assert "Fabric Manager or NVSwitches" in item
@@ -154,9 +155,9 @@ def test_an_nvls_bind_failure_of_another_host_and_code_is_read_alike(tmp_path: P
 def test_the_sysmon_module_not_loading_on_x86_is_a_note_not_an_error() -> None:
     ev = _load(SYSMON)
     assert ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 1
     assert "nv-hostengine's log (DCGM's host engine, pid 9596, a DCGM 3.3 build)" in note
@@ -174,7 +175,7 @@ def test_a_sysmon_log_with_another_error_is_not_taken_for_sysmon_alone(tmp_path:
     )
     ev = _copy(tmp_path, _bytes(SYSMON) + other, "nv-hostengine.log")
     assert not any("SysMon module" in m for _, m in _said(ev))
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level != "READY"
 
 
@@ -203,7 +204,7 @@ def test_a_power_limit_held_under_the_requested_one_is_said() -> None:
     assert any(
         "1 row(s) remapped after uncorrectable memory errors, none pending" in m for m in said
     )
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 

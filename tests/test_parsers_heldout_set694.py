@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import ethtool, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_78"
 
@@ -27,15 +26,9 @@ PERFTEST = (
 )
 PAUSE = "ethtool_S_eth1_grep_pause_sosreport_rx_pause_frames_95331_xsos112.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -65,9 +58,9 @@ def test_cexecs_node_headers_and_each_nodes_wrapped_sminfo_are_read() -> None:
             f"0, activity count {count}) is the master (SMINFO_MASTER)"
         )
         assert note.endswith(f"(line {line})")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_another_cluster_s_nodes_and_a_standby_sm_are_read_alike(tmp_path) -> None:
@@ -113,10 +106,10 @@ def test_a_completion_error_alone_is_an_rdma_test_that_broke_off() -> None:
         "Completion with error at client (IBV_WC_REM_OP_ERR, vendor syndrome 0x0), 0 of 128 work "
         "requests completed"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-broke-off")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-broke-off")
     assert item.startswith("(device and port not named): perftest: Completion with error at client")
     assert item.endswith(", line 1)")
 
@@ -132,16 +125,16 @@ def test_a_servers_completion_error_under_its_command_broke_off_too(tmp_path) ->
     (port,) = ev.hca_ports
     assert port["perftest"]["broke_off"] is True
     assert "IBV_WC_RETRY_EXC_ERR" in port["perftest"]["failed"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_a_failure_to_connect_stays_a_warning(tmp_path) -> None:
     # (no QP ever connected: the test's TCP exchange, not the RDMA path)
     ev = _write(tmp_path, "$ ib_write_bw -d mlx5_0 10.0.0.2\nCouldn't connect to 10.0.0.2:18515\n")
     assert ev.hca_ports[0]["perftest"]["broke_off"] is False
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-failed", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-failed", "warning")]
 
 
 # --- ethtool -S | grep pause, sosreport's copy -------------------------------------------------
@@ -150,10 +143,10 @@ def test_a_failure_to_connect_stays_a_warning(tmp_path) -> None:
 def test_a_grep_of_sosreports_ethtool_s_is_read_and_its_pauses_received_warned() -> None:
     ev = _load(PAUSE)
     assert ev.files[0].formats == ["ethtool_stats"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nic-counters-warn", "warning")]
-    (item,) = _items(outcome, "evidence-nic-counters-warn")
+    assert heldout.above_info(outcome) == [("evidence-nic-counters-warn", "warning")]
+    (item,) = heldout.items(outcome, "evidence-nic-counters-warn")
     assert item.startswith(
         "rx_pause_frames 95331: eth1: pause frames the port received since its driver started"
     )
@@ -167,12 +160,12 @@ def test_a_piped_grep_of_another_port_and_few_pauses(tmp_path) -> None:
         "$ grep pause sos_commands/networking/ethtool_-S_eth1", "# ethtool -S ens2f1 | grep pause"
     )
     ev = _write(tmp_path, text)
-    (item,) = _items(_imported(ev)[1], "evidence-nic-counters-warn")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-nic-counters-warn")
     assert item.startswith("rx_pause_frames 95331: ens2f1: ")
     # a healthy twin: a few pauses, a burst's, stay READY
     ev = _write(tmp_path, text.replace("95331", "953"))
     assert ev.files[0].status == "read"
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_pauses_received_are_weighed_against_the_packets_sent() -> None:

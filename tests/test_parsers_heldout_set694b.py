@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import lscpu, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_78"
 
@@ -26,15 +25,9 @@ FWM = (
 PENDING = "evidence-nic-firmware-restart-pending"
 FAILED = "evidence-nic-firmware-update-failed"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -47,8 +40,8 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_lscpu_in_an_rst_table_is_read_with_its_cpus_and_numa_nodes() -> None:
     ev = _load(LSCPU)
     assert ev.files[0].formats == ["lscpu"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     (line, note), (_, borders) = _said(ev)
     assert line == 2  # the Architecture row, under the table's top border
     for said in (
@@ -83,7 +76,7 @@ def test_plain_x86_lscpu_with_an_offline_cpu_is_read_and_names_it(tmp_path) -> N
     )
     ev = _write(tmp_path, text)
     assert ev.files[0].formats == ["lscpu"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     ((line, note),) = _said(ev)
     assert line == 1
@@ -108,10 +101,10 @@ def test_hostnamectl_architecture_alone_is_not_lscpu(tmp_path) -> None:
 def test_mlxfwmanager_update_that_needs_a_restart_is_a_warning_naming_device_and_versions() -> None:
     ev = _load(FWM)
     assert ev.files[0].formats == ["mlxfwmanager"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [(PENDING, "warning")]
-    (item,) = _items(outcome, PENDING)
+    assert heldout.above_info(outcome) == [(PENDING, "warning")]
+    (item,) = heldout.items(outcome, PENDING)
     assert item.startswith(
         "ConnectX3 MCX311A-XCA_Ax (mt4099_pci_cr0): FW 2.42.5000 burned (line 25), "
         "'Restart needed for updates to take effect.' (line 27): it runs FW 2.33.5220 until it "
@@ -133,7 +126,7 @@ def test_mlxfwmanager_query_alone_is_read_and_not_judged(tmp_path) -> None:
     query = text[: text.index(" ---------\n")]
     ev = _write(tmp_path, query)
     assert ev.files[0].formats == ["mlxfwmanager"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY" and ev.failures == []
     assert any("Status: Update required (line 18)" in m for _, m in _said(ev))
 
@@ -146,13 +139,13 @@ def test_mlxfwmanager_restart_pending_on_another_device_and_reset_after_it(tmp_p
         .replace("MCX311A-XCA_Ax", "MCX631102AS-ADA_Ax")
     )
     ev = _write(tmp_path, other)
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, PENDING)
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, PENDING)
     assert item.startswith("ConnectX6LX MCX631102AS-ADA_Ax (0000:3b:00.0): FW 2.42.5000 burned")
     # a firmware reset of the device after the burn loads the new firmware: nothing pending
     reset = other + " mlxfwreset -d 0000:3b:00.0 reset -y\n"
     ev = _write(tmp_path, reset)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY" and ev.failures == []
 
 
@@ -160,10 +153,10 @@ def test_mlxfwmanager_failed_burn_is_its_own_warning_and_no_restart(tmp_path) ->
     text = _text(FWM)
     failed = text[: text.index(" Done\n")] + " Fail : Burn failed: device busy\n"
     ev = _write(tmp_path, failed)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [(FAILED, "warning")]
-    (item,) = _items(outcome, FAILED)
+    assert heldout.above_info(outcome) == [(FAILED, "warning")]
+    (item,) = heldout.items(outcome, FAILED)
     assert (
         "the update to FW 2.42.5000 failed: Burn failed: device busy; it still holds FW 2.33.5220"
         in item

@@ -13,10 +13,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_78"
 
@@ -33,15 +32,9 @@ WATCHDOG = (
     "kubecon_hk_slides.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _kind(ev: EvidenceFacts, kind: str) -> list[dict]:
@@ -62,9 +55,9 @@ PROBE = "NET/OFI Could not find ncclGetVersion symbol"
 def test_the_plugins_version_probe_warn_leaves_a_finished_run_ready() -> None:
     ev = _load(SAGEMAKER)
     assert ev.files[0].formats == ["log"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert not _kind(ev, "nccl_warning")
     (note,) = [(line, text) for line, text in _said(ev) if "ncclGetVersion" in text]
     assert note[0] == 3
@@ -83,9 +76,9 @@ def test_the_probe_on_every_gpu_of_another_host_is_one_note(tmp_path: Path) -> N
         for d in range(4)
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     (note,) = [text for _, text in _said(ev) if "ncclGetVersion" in text]
     assert note.startswith("log: ip-10-1-2-3 pid 100 device 0, ip-10-1-2-3 pid 101 device 1, ")
     assert "line(s) 1, 2, 3, 4" in note
@@ -100,9 +93,9 @@ def test_the_probe_does_not_hide_a_real_plugin_warn_after_it(tmp_path: Path) -> 
         1,
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert "ncclGetVersion returned 3" in item and "line 7" in item
 
 
@@ -111,9 +104,9 @@ def test_the_probe_does_not_hide_a_real_plugin_warn_after_it(tmp_path: Path) -> 
 
 def test_the_completion_error_text_on_the_next_line_is_quoted() -> None:
     ev = _load(OFI_RC)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert (
         "NET/OFI Request completed with error. RC: 107. Error: Inappropriate ioctl for device."
         in item
@@ -146,10 +139,10 @@ def test_a_line_that_is_not_its_error_field_is_not_taken(tmp_path: Path) -> None
 
 def test_the_notice_above_rank_16s_watchdog_death_is_no_second_rank() -> None:
     ev = _load(WATCHDOG)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-watchdog-exception", "critical")]
-    (item,) = _items(outcome, "evidence-watchdog-exception")
+    assert heldout.above_info(outcome) == [("evidence-watchdog-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-watchdog-exception")
     assert item.startswith("Rank 16 (NCCL): NCCL error: remote process exited")
     assert "peer 10.42.0.2<47534> with error 5" in item and "vendor err 244" in item
     assert "line 7)" in item
@@ -166,9 +159,9 @@ def test_another_rank_with_a_pg_tag_is_one_rank_too(tmp_path: Path) -> None:
         .replace("node-1", "gpu-node-7")
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-watchdog-exception", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-watchdog-exception", "critical")]
     (died,) = _kind(ev, "watchdog_exception")
     assert died["rank"] == 5
 
@@ -178,7 +171,7 @@ def test_a_notice_with_no_watchdog_death_below_it_is_still_a_failure(tmp_path: P
     lines = _text(WATCHDOG).splitlines(keepends=True)
     text = "".join(lines[:6])
     ev = _write(tmp_path, text)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
     (failure,) = _kind(ev, "watchdog_failure")
     assert failure["line"] == 5 and failure["rank"] is None

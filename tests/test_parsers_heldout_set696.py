@@ -12,10 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_78"
 
@@ -24,15 +23,9 @@ JAX = "jax_coordination_service_shutdown_deadline_exceeded_cut_cleanrl338.log"
 TORCHRUN = "torchrun_1_12_rendezvous_shutdown_broken_pipe_cut_wespeaker171.log"
 VLLM = "vllm_0_5_3_ray_worker_error_traceback_fp8_cutlass_cut_vllm7057.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -49,9 +42,9 @@ def test_pmix_errors_under_slurms_lines_are_read_with_both_hosts() -> None:
     assert failure["kind"] == "log_error" and failure["line"] == 6
     assert failure["host"] == "qbd487" and failure["pid"] == 400139
     assert "gds_ds12_lock_pthread.c at line 169" in failure["message"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-log-error", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-log-error", "warning")]
     notes = [(line, m) for line, m in _said(ev) if "PMIx's own error lines" in m]
     assert notes == [
         (
@@ -79,7 +72,7 @@ def test_the_same_job_without_pmix_errors_stays_unread_as_before(tmp_path: Path)
     lines = _text(PMIX).splitlines()
     ev = _write(tmp_path, "\n".join(lines[:5] + lines[9:]))
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -95,10 +88,10 @@ def test_jax_coordination_shutdown_is_a_warning_naming_the_leader() -> None:
     assert "went on with its shutdown anyway (line 3)" in failure["exception_type"]
     assert "(atexit, line 4)" in failure["exception_type"]
     assert "raised XlaRuntimeError (line 10)" in failure["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-coordination-shutdown", "warning")]
-    (item,) = _items(outcome, "evidence-coordination-shutdown")
+    assert heldout.above_info(outcome) == [("evidence-coordination-shutdown", "warning")]
+    (item,) = heldout.items(outcome, "evidence-coordination-shutdown")
     assert "the coordination service's leader at 26.0.134.228:64719" in item
     assert "line 1)" in item
 
@@ -123,7 +116,7 @@ def test_the_xla_runtime_error_alone_is_still_the_runs_exception(tmp_path: Path)
     ev = _write(tmp_path, "\n".join(lines[3:]))
     (failure,) = ev.failures
     assert failure["kind"] == "python_exception"
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -136,9 +129,9 @@ def test_torchruns_agent_is_named_with_its_host_and_the_stores_broken_pipe() -> 
     assert failure["kind"] == "store_lost" and failure["line"] == 1
     assert failure["host"] == "node04.localdomain" and failure["pid"] == 3882442
     assert failure["worker"] == "torch elastic's agent"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-store-lost")
+    (item,) = heldout.items(outcome, "evidence-store-lost")
     assert item.startswith(
         "torch elastic's agent (pid 3882442) on node04.localdomain: RendezvousConnectionError "
         "(the c10d store call failed: RuntimeError: Broken pipe, line 5); the exception went up "
@@ -170,10 +163,10 @@ def test_a_vllm_ray_workers_error_traceback_is_a_failed_worker() -> None:
     assert "logged at ERROR by worker_base.py:382" in failure["message"]
     assert "apply_fp8_linear -> wrapper -> cutlass_scaled_mm -> __call__" in failure["message"]
     assert 'torch/_ops.py", line 854, in __call__' in failure["message"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-python-exception", "critical")]
-    (item,) = _items(outcome, "evidence-python-exception")
+    assert heldout.above_info(outcome) == [("evidence-python-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-python-exception")
     assert "(on 192.168.200.191)" in item
 
 
@@ -182,7 +175,7 @@ def test_another_worker_on_another_node(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (failure,) = ev.failures
     assert (failure["pid"], failure["host"]) == (77, "10.0.0.9")
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
 
 
@@ -196,5 +189,5 @@ def test_the_workers_info_lines_are_no_traceback(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"

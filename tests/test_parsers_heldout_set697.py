@@ -14,9 +14,8 @@ from pathlib import Path
 
 from advisor.evidence.load import NPU_PROCESS_SMALL_MB, EvidenceFacts, load_paths
 from advisor.parsers import hccn_tool
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_79"
 
@@ -27,15 +26,9 @@ PROCESSES = "npu_smi_info_process_table_only_npu0_python3_58mb_oamtools_msprof_d
 PFC = "evidence-npu-pfc-congestion"
 HELD = "evidence-npu-process-chips"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -58,9 +51,9 @@ def test_a_tls_certificate_replacement_that_succeeded_is_a_note() -> None:
     assert "'[WARNING] Please delete the private key file' (line 2)" in note
     assert "not a fault" in note
     assert "device" not in note.split(":")[1]  # the copy names no device: none is made up
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_the_replacement_with_its_command_names_the_device(tmp_path: Path) -> None:
@@ -70,7 +63,7 @@ def test_the_replacement_with_its_command_names_the_device(tmp_path: Path) -> No
     assert line == 4
     assert note.startswith("ascend_notes: hccn_tool -s -tls (device 3): the TLS certificate ")
     assert "(line 3)" in note  # the reminder, a line lower under the command
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_reminder_alone_over_its_success_is_read_too(tmp_path: Path) -> None:
@@ -79,7 +72,7 @@ def test_the_reminder_alone_over_its_success_is_read_too(tmp_path: Path) -> None
     ((line, note),) = _said(ev)
     assert line == 2
     assert "'[WARNING] Please delete the private key file' (line 1)" in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_reminder_without_the_success_line_is_not_taken_for_a_success(tmp_path: Path) -> None:
@@ -111,10 +104,10 @@ def test_pfc_pause_frames_received_past_faultdiags_share_are_a_congestion_warnin
     assert "sent (mac_tx_pfc_pkt_num) 3,375,911, +0" in note
     (failure,) = ev.failures
     assert (failure["kind"], failure["line"], failure["device"]) == ("npu_pfc_congestion", 4, 1)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [(PFC, "warning")]
-    (item,) = _items(outcome, PFC)
+    assert heldout.above_info(outcome) == [(PFC, "warning")]
+    (item,) = heldout.items(outcome, PFC)
     assert item.startswith(
         "NPU 1: mac_rx_pfc_pkt_num 964,010,889 (+75,873 over its samples): 0.039"
     )
@@ -146,7 +139,7 @@ def test_faultdiags_npu_0_below_the_share_stays_ready() -> None:
     ((_, note),) = _said(ev)
     assert "+98,813 in 4 s; 0.02 a RoCE packet sent between the samples" in note
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_healthy_twin_with_few_pause_frames_stays_ready(tmp_path: Path) -> None:
@@ -156,7 +149,7 @@ def test_a_healthy_twin_with_few_pause_frames_stays_ready(tmp_path: Path) -> Non
     ((_, note),) = _said(ev)
     assert "963,935 (line 2) to 964,010 (line 4), +75 in 5 s" in note
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_one_sample_says_its_totals_and_judges_no_share(tmp_path: Path) -> None:
@@ -168,7 +161,7 @@ def test_one_sample_says_its_totals_and_judges_no_share(tmp_path: Path) -> None:
     assert "963,935,016 (line 2); 0.3 a RoCE packet sent since the driver started" in note
     assert "no congestion share judged: one sample" in note
     assert ev.failures == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_share_is_faultdiags_ratio_at_its_bound() -> None:
@@ -192,9 +185,9 @@ def test_a_small_process_on_a_chip_without_its_rows_is_a_note() -> None:
     notes = [m for line, m in _said(ev) if line == 4]
     assert any("python3 830236, 58 MB" in m for m in notes)
     assert any(f"hold 58 MB together, under {NPU_PROCESS_SMALL_MB} MB" in m for m in notes)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_the_same_table_with_a_large_hold_stays_a_warning(tmp_path: Path) -> None:
@@ -207,9 +200,9 @@ def test_the_same_table_with_a_large_hold_stays_a_warning(tmp_path: Path) -> Non
     ev = _write(tmp_path, text)
     (chip,) = ev.npu_process_chips
     assert (chip["npu"], chip["memory_mb"], chip["small_hold"]) == (3, 52919, False)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, HELD)
+    (item,) = heldout.items(outcome, HELD)
     assert item.startswith("NPU 3 chip 0: 1 process(es) holding 52919 MB: python3 (pid 830236")
 
 
@@ -220,4 +213,4 @@ def test_several_small_processes_are_summed_before_the_bound(tmp_path: Path) -> 
     ev = _write(tmp_path, "".join([*lines[:3], row, row.replace("830236", "830237"), *lines[4:]]))
     (chip,) = ev.npu_process_chips
     assert (chip["memory_mb"], chip["small_hold"]) == (1200, False)
-    assert _above_info(_imported(ev)[1]) == [(HELD, "warning")]
+    assert heldout.above_info(heldout.imported(ev)[1]) == [(HELD, "warning")]

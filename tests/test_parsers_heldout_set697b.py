@@ -10,25 +10,17 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_79"
 
 DRIVER_TXT = "msnpureport_bbox_driver_txt_device2_multi_ecc_err_excep_0xa8028802_mindcluster.txt"
 IMP_SLOG = "msnpureport_slog_device1_imp_event_rf_lf_1_pcs_err_cnt_5_mindcluster.log"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- the black box's driver.txt: a multi-bit ECC error ------------------------------------------
@@ -40,10 +32,10 @@ def test_a_driver_txt_multi_ecc_error_is_not_ready_naming_device_code_and_addres
     (failure,) = ev.failures
     assert failure["kind"] == "npu_bbox_exception"
     assert (failure["line"], failure["device"], failure["code"]) == (4, 2, "0xA8028802")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-bbox-exception", "critical")]
-    (item,) = _items(outcome, "evidence-npu-bbox-exception")
+    assert heldout.above_info(outcome) == [("evidence-npu-bbox-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-npu-bbox-exception")
     assert item.startswith("Device 2: black box driver.txt: driver exception 0xA8028802: ")
     assert "multi-bit (uncorrectable) ECC error at physical address 0x400cd8d202e0" in item
     assert "RestartBusiness" in item and item.endswith("line 4)")
@@ -61,9 +53,9 @@ def test_a_driver_txt_of_another_device_and_code_names_them(tmp_path: Path) -> N
     ev = _write(tmp_path, text)
     (failure,) = ev.failures
     assert (failure["device"], failure["code"]) == (5, "0xA8028801")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-bbox-exception")
+    (item,) = heldout.items(outcome, "evidence-npu-bbox-exception")
     assert "0x400c00001000" in item
     assert "RestartBusiness" not in item  # (0xA8028801 is not in that list of MindCluster's)
 
@@ -71,8 +63,8 @@ def test_a_driver_txt_of_another_device_and_code_names_them(tmp_path: Path) -> N
 def test_a_driver_txt_without_a_fault_line_stays_ready(tmp_path: Path) -> None:
     # the box's driver info with its device working and no exception: nothing failed
     head = "\n".join(_text(DRIVER_TXT).splitlines()[:2]) + "\n"
-    level, outcome = _imported(_write(tmp_path, head))
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(_write(tmp_path, head))
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 # --- a device slog's IMP line: FaultDiag's fiber/copper cable link fault -----------------------
@@ -84,10 +76,10 @@ def test_an_imp_line_with_rf_lf_and_pcs_errors_is_a_link_fault_warning_on_device
     (failure,) = ev.failures
     assert failure["kind"] == "npu_port_link_fault"
     assert (failure["line"], failure["device"], failure["code"]) == (1, 1, "0x81078603")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-port-link-fault", "warning")]
-    (item,) = _items(outcome, "evidence-npu-port-link-fault")
+    assert heldout.above_info(outcome) == [("evidence-npu-port-link-fault", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-port-link-fault")
     assert item.startswith("device 1 die 0: rf_lf 1 (the port's remote/local fault flag) with ")
     assert "pcs_err_cnt 5 (5 PCS error(s))" in item and "mac_link 1, pcs_link 1" in item
     assert item.endswith("line 1)")
@@ -95,15 +87,15 @@ def test_an_imp_line_with_rf_lf_and_pcs_errors_is_a_link_fault_warning_on_device
 
 def test_a_healthy_imp_twin_stays_ready(tmp_path: Path) -> None:
     text = _text(IMP_SLOG).replace("rf_lf 1, pcs_err_cnt 5", "rf_lf 0, pcs_err_cnt 0")
-    level, outcome = _imported(_write(tmp_path, text))
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(_write(tmp_path, text))
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_rf_lf_1_without_pcs_errors_is_no_fault_but_rf_lf_2_is(tmp_path: Path) -> None:
     # FaultDiag's npu_device_parse.py: rf_lf 1 with pcs_err_cnt 0 does not meet the fault;
     # its attr_regex takes rf_lf 2 whatever the count
     quiet = _text(IMP_SLOG).replace("pcs_err_cnt 5", "pcs_err_cnt 0")
-    assert _imported(_write(tmp_path, quiet))[0] == "READY"
+    assert heldout.imported(_write(tmp_path, quiet))[0] == "READY"
     remote = _text(IMP_SLOG).replace("rf_lf 1, pcs_err_cnt 5", "rf_lf 2, pcs_err_cnt 0")
     ev = _write(tmp_path, remote)
     assert [f["kind"] for f in ev.failures] == ["npu_port_link_fault"]
@@ -117,8 +109,8 @@ def test_several_imp_lines_give_one_finding_a_port(tmp_path: Path) -> None:
     ev = _write(tmp_path, "\n".join([line, line, other]) + "\n")
     faults = [(f["line"], f["device"], f["repeated_lines"]) for f in ev.failures]
     assert faults == [(1, 1, [2]), (3, 6, None)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    items = _items(outcome, "evidence-npu-port-link-fault")
+    items = heldout.items(outcome, "evidence-npu-port-link-fault")
     assert items[0].startswith("device 1 die 0") and "again on 1 later line(s)" in items[0]
     assert items[1].startswith("device 6 die 0") and "pcs_err_cnt 12" in items[1]

@@ -14,23 +14,16 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_79"
 
 OWNER = "ascend_docker_runtime_oci_create_failed_owner_not_right_runc_llm_action_faq_cut.log"
 
-_write = partial(_load_copy, name="docker.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="docker.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _starts(ev: EvidenceFacts) -> list[dict]:
@@ -55,10 +48,10 @@ def test_ascend_docker_runtime_refusing_runc_owned_by_uid_1000_is_not_ready() ->
     assert "docker: Error response from daemon" in start["message"]
     # the generic first-error-line reading gives way to the runtime's own account
     assert [f for f in ev.failures if f["kind"] == "log_error"] == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-container-start-failure", "critical")]
-    (item,) = _items(outcome, "evidence-container-start-failure")
+    assert heldout.above_info(outcome) == [("evidence-container-start-failure", "critical")]
+    (item,) = heldout.items(outcome, "evidence-container-start-failure")
     assert "/usr/bin/runc" in item and "uid 1000" in item
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-container-start-failure"]
     assert any("chown root:root" in r.why for r in finding.recommendations)
@@ -104,7 +97,7 @@ def test_another_runtimes_exit_is_a_start_failure_with_its_own_words(tmp_path: P
         "crun exited with 127 on OCI runtime create: crun: error while loading shared libraries: "
         "libsystemd.so.0: cannot open shared object file: Operation not permitted"
     )
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_docker_exec_failing_or_a_started_container_stays_out(tmp_path: Path) -> None:
@@ -119,7 +112,7 @@ def test_docker_exec_failing_or_a_started_container_stays_out(tmp_path: Path) ->
     )
     ev = _write(tmp_path, healthy)
     assert _starts(ev) == []
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_kubelets_account_of_the_same_runtime_exit_is_one_start_failure() -> None:

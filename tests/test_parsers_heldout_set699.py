@@ -11,10 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_79"
 
@@ -22,15 +20,9 @@ REMAP = "nvidia_smi_q_535_129_03_a10_remapped_rows_uncorrectable_4_pending_yes_g
 GDR0 = "nccl_tests_2_26_2_all_reduce_2node_h100_roce_gdr0_15gbps_roce_testing.log"
 BROADCAST = "nccl_tests_broadcast_8x_a100_sxm4_233gbps_healthy_superbench.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- nvidia-smi -q: Remapped Rows, 4 uncorrectable, Pending: Yes -------------------------------
@@ -38,12 +30,12 @@ def _text(name: str) -> str:
 
 def test_a_pending_remap_after_uncorrectable_errors_cites_its_remapped_rows_lines() -> None:
     ev = _load(REMAP)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # a warning, not a failure: NVIDIA's memory error management guide (Error Recovery and
     # Response Flags) says new workloads can be launched with the row-remapping pending flag set
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-repair-pending", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-repair-pending")
+    assert heldout.above_info(outcome) == [("evidence-gpu-repair-pending", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-repair-pending")
     assert item.startswith("GPU 00000000:07:00.0 (NVIDIA A10): row remap pending (4 row(s) ")
     assert item.endswith(f"{REMAP}, lines 141-142)")
     (gpu,) = ev.gpus
@@ -54,9 +46,9 @@ def test_another_gpus_pending_remap_is_cited_where_its_own_page_has_it(tmp_path:
     # two lines more above the section, another bus: the citation follows the page
     text = _text(REMAP).replace("00000000:07:00.0", "00000000:B1:00.0")
     text = text.replace("    Remapped Rows\n", "    Remapped Rows\n\n\n", 1)
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-gpu-repair-pending")
+    (item,) = heldout.items(outcome, "evidence-gpu-repair-pending")
     assert item.startswith("GPU 00000000:B1:00.0 (NVIDIA A10): row remap pending")
     assert item.endswith("copy.log, lines 143-144)")
 
@@ -69,9 +61,9 @@ def test_the_same_rows_remapped_with_nothing_pending_stay_a_note(tmp_path: Path)
     )
     assert text != _text(REMAP)
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert any(
         "4 row(s) remapped after uncorrectable memory errors, none pending" in m.message
         for f in ev.files
@@ -84,15 +76,15 @@ def test_the_same_rows_remapped_with_nothing_pending_stay_a_note(tmp_path: Path)
 
 def test_gdr_0_beside_a_flat_15_gbytes_s_busbw_is_a_warning_citing_line_55() -> None:
     ev = _load(GDR0)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-no-gdr-busbw", "warning")]
-    (item,) = _items(outcome, "evidence-nccl-no-gdr-busbw")
+    assert heldout.above_info(outcome) == [("evidence-nccl-no-gdr-busbw", "warning")]
+    (item,) = heldout.items(outcome, "evidence-nccl-no-gdr-busbw")
     assert item == (
         f"nccl-tests all_reduce over 2 rank(s) on 2 host(s) ({HELDOUT / GDR0}): busbw up to "
         "15.18 GB/s, 15.04 GB/s on average, with GPU Direct RDMA off (MOC-R4PCC04U37, line(s) 55)"
     )
-    (no_gdr,) = _items(outcome, "evidence-nccl-no-gdr")
+    (no_gdr,) = heldout.items(outcome, "evidence-nccl-no-gdr")
     assert "use ring PXN 0 GDR 0" in no_gdr and no_gdr.endswith("line 55)")
     (hit,) = [f for f in ev.failures if f["kind"] == "nccl_no_gdr"]
     assert hit["line"] == 55
@@ -101,9 +93,9 @@ def test_gdr_0_beside_a_flat_15_gbytes_s_busbw_is_a_warning_citing_line_55() -> 
 
 def test_gdr_0_on_another_host_is_cited_with_that_host(tmp_path: Path) -> None:
     text = _text(GDR0).replace("MOC-R4PCC04U37", "gpu-node-7")
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-nccl-no-gdr-busbw")
+    (item,) = heldout.items(outcome, "evidence-nccl-no-gdr-busbw")
     assert item.endswith("with GPU Direct RDMA off (gpu-node-7, line(s) 55)")
 
 
@@ -111,9 +103,9 @@ def test_a_twin_using_gdr_stays_ready(tmp_path: Path) -> None:
     text = _text(GDR0).replace(" via NET/IB/1\n", " via NET/IB/1/GDRDMA\n")
     text = text.replace("use ring PXN 0 GDR 0", "use ring PXN 0 GDR 1")
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert not [f for f in ev.failures if f["kind"] == "nccl_no_gdr"]
 
 
@@ -124,9 +116,9 @@ def test_channel_lines_without_gdrdma_and_no_ring_line_still_warn_at_the_channel
     text = "".join(
         line for line in _text(GDR0).splitlines(keepends=True) if "Connected all rings" not in line
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-nccl-no-gdr-busbw")
+    (item,) = heldout.items(outcome, "evidence-nccl-no-gdr-busbw")
     assert item.endswith("with GPU Direct RDMA off (MOC-R4PCC04U37, line(s) 50)")
 
 
@@ -134,10 +126,10 @@ def test_channel_lines_without_gdrdma_and_no_ring_line_still_warn_at_the_channel
 
 
 def test_a_broadcast_runs_busbw_is_said_in_the_gbytes_s_it_prints() -> None:
-    level, outcome = _imported(_load(BROADCAST))
+    level, outcome = heldout.imported(_load(BROADCAST))
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (item,) = _items(outcome, "evidence-benchmark-busbw")
+    assert heldout.above_info(outcome) == []
+    (item,) = heldout.items(outcome, "evidence-benchmark-busbw")
     assert item.startswith(f"nccl-tests broadcast float32 over 8 ranks ({HELDOUT / BROADCAST}): ")
     # the footer's "Avg bus bandwidth : 64.8653" (line 52), the 8 GiB row's 232.81 (line 50)
     assert "average busbw 518.9 Gbit/s, peak 1862.5 Gbit/s (64.8653 and 232.81 GB/s, " in item
@@ -147,8 +139,8 @@ def test_another_broadcast_runs_figures_are_its_own(tmp_path: Path) -> None:
     text = _text(BROADCAST).replace("232.81  232.81", "132.81  132.81")
     text = text.replace("Avg bus bandwidth    : 64.8653", "Avg bus bandwidth    : 50.125")
     assert text.count("132.81") == 2
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY"
-    (item,) = _items(outcome, "evidence-benchmark-busbw")
+    (item,) = heldout.items(outcome, "evidence-benchmark-busbw")
     # the peak moves to the 4 GiB row's 232.33 (line 49)
     assert "(50.125 and 232.33 GB/s, the unit nccl-tests prints)" in item

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.evidence.load import EvidenceFacts, detect
 from advisor.parsers import ethtool, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_79"
 
@@ -27,15 +26,9 @@ BAD_WC = (
     "perftest_iwarp_teardown_bad_wc_status_5_failed_to_close_connection_perftest_a0c16d4_cut.txt"
 )
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -48,9 +41,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_rdma_statistic_link_counters_all_errors_zero_are_read_and_ready() -> None:
     ev = _load(STAT)
     assert ev.files[0].formats == ["rdma_hw_counters"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 2  # the "link mlx5_2/1 ..." head
     assert (
@@ -71,17 +64,17 @@ def test_rdma_statistic_link_with_error_counters_not_zero_is_a_warning(tmp_path)
         .replace("out_of_sequence 0", "out_of_sequence 5")
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-counter-errors", "warning")]
-    (item,) = _items(outcome, "evidence-rdma-counter-errors")
+    assert heldout.above_info(outcome) == [("evidence-rdma-counter-errors", "warning")]
+    (item,) = heldout.items(outcome, "evidence-rdma-counter-errors")
     assert item.startswith("mlx5_7 port 1: 2 error or drop counter(s) not 0: ")
     assert "out_of_sequence 5" in item and "local_ack_timeout_err 31" in item
     assert "line 2)" in item
     # congestion counters are traffic, not errors
     cnp = _text(STAT).replace("np_cnp_sent 0", "np_cnp_sent 900")
-    level, outcome = _imported(_load_copy(tmp_path, cnp, "cnp.txt"))
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(heldout.load_copy(tmp_path, cnp, "cnp.txt"))
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_rdma_statistic_one_counter_a_line_form_and_two_links(tmp_path) -> None:
@@ -97,9 +90,9 @@ def test_rdma_statistic_one_counter_a_line_form_and_two_links(tmp_path) -> None:
         ("mlx5_1", 1, 6, 3),
     ]
     assert blocks[0].losses == {"req_cqe_error": 3} and blocks[1].losses == {}
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-rdma-counter-errors")
+    (item,) = heldout.items(outcome, "evidence-rdma-counter-errors")
     assert item.startswith("mlx5_0 port 1: 1 error or drop counter(s) not 0: req_cqe_error 3")
 
 
@@ -115,10 +108,10 @@ def test_rdma_link_show_is_not_taken_for_counters() -> None:
 def test_run_infinitely_table_without_hash_signs_is_read_and_the_doubled_row_left_out() -> None:
     ev = _load(INFINITE)
     assert ev.files[0].formats == ["perftest"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (item,) = _items(outcome, "evidence-rdma-perftest")
+    assert heldout.above_info(outcome) == []
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest")
     assert "92.7 Gb/s average at 65536 B" in item
     assert "189.42" not in item
     (port,) = ev.hca_ports
@@ -138,7 +131,7 @@ def test_run_infinitely_rows_steady_are_all_kept(tmp_path) -> None:
     assert port.perftest is not None
     assert len(port.perftest.rows) == 3 and port.perftest.race_rows == []
     assert port.perftest.bw_average_gbps == 92.69
-    level, _outcome = _imported(_write(tmp_path, text))
+    level, _outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY"
 
 
@@ -172,10 +165,10 @@ def test_run_infinitely_with_hash_signs_and_mib_units_doubled_row(tmp_path) -> N
 def test_bad_wc_status_5_is_a_perftest_failure_named_at_its_first_line() -> None:
     ev = _load(BAD_WC)
     assert ev.files[0].formats == ["perftest"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-broke-off")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-broke-off")
     assert "Bad wc status 5 (IBV_WC_WR_FLUSH_ERR, Work Request Flushed Error" in item
     assert item.endswith("line 1)")
     assert "Failed to close connection" not in item
@@ -185,9 +178,9 @@ def test_bad_wc_status_other_number_decoded(tmp_path) -> None:
     # another status (12, IBV_WC_RETRY_EXC_ERR) and rdma_read_keys' "-- status -- wr_id" form
     text = _text(BAD_WC).replace("Bad wc status 5", "Bad wc status -- 12 -- 3")
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-rdma-perftest-broke-off")
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-broke-off")
     assert (
         "Bad wc status -- 12 -- 3 (IBV_WC_RETRY_EXC_ERR, transport retry counter exceeded)" in item
     )
@@ -207,5 +200,5 @@ def test_bad_wc_status_under_the_command_is_that_runs(tmp_path) -> None:
     assert port.perftest is not None and port.perftest.failed is not None
     assert port.perftest.failed.startswith("Bad wc status 5 (IBV_WC_WR_FLUSH_ERR")
     assert port.perftest.failed_line == 2
-    level, _outcome = _imported(_write(tmp_path, text))
+    level, _outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"

@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_79"
 
@@ -25,15 +24,9 @@ MTU = (
     "_8d673b4_cut.txt"
 )
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -60,9 +53,9 @@ def test_new_vfs_down_beside_active_pfs_are_a_note_not_failed_rails() -> None:
     ]
     assert {p["vf"] for p in vfs} == {"ConnectX-4 Virtual Function"}
     assert all(p["vf_unused"] for p in vfs)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = [(no, m) for no, m in _said(ev) if "virtual function" in m]
     assert line == 9
     assert "4 SR-IOV virtual function port(s) not active" in note
@@ -78,7 +71,7 @@ def test_vfs_alone_down_are_still_warned(tmp_path: Path) -> None:
     rows = _text(VFS).splitlines(keepends=True)[8:10]
     ev = _write(tmp_path, "".join(rows))
     assert all(p["vf"] and not p["vf_unused"] for p in ev.hca_ports)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level != "READY"
     assert any(
         f.rule_id in ("evidence-hca-netdev-down", "evidence-hca-host-all-ports-down")
@@ -96,9 +89,9 @@ def test_a_pf_down_beside_new_vfs_is_still_warned(tmp_path: Path) -> None:
         "==> enp2s0f1 (Down)",
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    items = _items(outcome, "evidence-hca-port-not-active")
+    items = heldout.items(outcome, "evidence-hca-port-not-active")
     assert len(items) == 1 and items[0].startswith("mlx5_1 port 1: DOWN")
 
 
@@ -108,8 +101,8 @@ def test_connectx5_vfs_on_another_host_read_the_same(tmp_path: Path) -> None:
     rows = _text(VFS).splitlines(keepends=True)[6:]
     text = "".join(rows).replace("MT4115", "MT4119").replace("MT4116", "MT4120")
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     (note,) = [m for _, m in _said(ev) if "virtual function" in m]
     assert "ConnectX-5 Virtual Function (MT4120, PCI device 0x1018)" in note
     assert "sriov_numvfs" not in note
@@ -118,8 +111,8 @@ def test_connectx5_vfs_on_another_host_read_the_same(tmp_path: Path) -> None:
 def test_healthy_twin_with_every_port_up_stays_ready_and_says_no_vf_note(tmp_path: Path) -> None:
     text = _text(VFS).replace("(DOWN  )", "(ACTIVE)").replace("(Down)", "(Up)")
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     assert not [m for _, m in _said(ev) if "virtual function" in m]
     assert not [p for p in ev.hca_ports if p["vf_unused"]]
 
@@ -143,9 +136,9 @@ def test_neighbor_mtu_discards_on_a_switch_port_are_warned_as_an_mtu_mismatch() 
     assert hit["message"] == "PortNeighborMTUDiscards 8 (XmtDiscards 8)"
     assert hit["exception_type"].startswith("Infiniscale-IV Mellanox Technologies port 27: ")
     assert "longer than the MTU of its link to its neighbour" in hit["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-ib-neighbor-mtu-discards", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-ib-neighbor-mtu-discards", "warning")]
     ((line, note),) = _said(ev)
     assert line == 2
     assert "port 27: XmtDiscards 8, PortNeighborMTUDiscards 8" in note
@@ -158,7 +151,7 @@ def test_discards_without_the_mtu_counter_raise_no_mtu_warning(tmp_path: Path) -
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"] == "ib_neighbor_mtu_discards"]
     assert "MTU" not in _said(ev)[0][1]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
 
 
@@ -173,9 +166,9 @@ def test_another_switch_port_and_the_all_row_count_once(tmp_path: Path) -> None:
     ev = _write(tmp_path, text)
     (hit,) = [f for f in ev.failures if f["kind"] == "ib_neighbor_mtu_discards"]
     assert hit["line"] == 3 and "leaf3:MQM8700/U1 port 12" in hit["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-ib-neighbor-mtu-discards")
+    (item,) = heldout.items(outcome, "evidence-ib-neighbor-mtu-discards")
     assert "PortNeighborMTUDiscards 40 (PortXmitDiscards 40)" in item
 
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_79"
 
@@ -29,15 +28,9 @@ NODE_LOST_702 = "m4_pt1.12_nccl_watchdog_cuda_unknown_error_srun_node_failure_m4
 BENCH = "torch_all_reduce_bench_nccl_2_7_8_4x_v100_16gb_one_node_p2p_ipc_busbw_1000gbps_bigscience_n1_16gb.log"
 SHM = "nccl_warn_failed_to_extend_dev_shm_segment_insufficient_shared_memory_nccl_docs_runtime_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -62,12 +55,12 @@ def test_a_node_lost_mid_job_is_not_a_launch_that_never_started() -> None:
         assert lost["exception_type"] == "srun (Slurm lost the node: node failure)"
         (cuda,) = [f for f in ev.failures if f["kind"] == "cuda_error"]
         assert cuda["line"] == 3 and "3 processes reported it" in cuda["exception_type"]
-        level, outcome = _imported(ev)
+        level, outcome = heldout.imported(ev)
         assert level == "NOT READY"
-        rules = [rule for rule, _ in _above_info(outcome)]
+        rules = [rule for rule, _ in heldout.above_info(outcome)]
         assert "evidence-launch-failed" not in rules and "evidence-launcher-exit" in rules
         assert "evidence-cuda-error" in rules
-        (item,) = _items(outcome, "evidence-launcher-exit")
+        (item,) = heldout.items(outcome, "evidence-launcher-exit")
         assert "jean-zay-iam49" in item and "line 34" in item
 
 
@@ -95,9 +88,9 @@ def test_failed_to_extend_dev_shm_says_shared_memory_is_too_small() -> None:
         "NCCL could not grow its shared memory segment /dev/shm/nccl-03v824 to 4194660 bytes: "
         "/dev/shm is too small or full"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert "/dev/shm is too small or full" in item and "line 1" in item
     (advice,) = _advice(outcome, "evidence-nccl-warning")  # the generic CUDA/socket text gone
     assert "--shm-size=1g --ulimit memlock=-1" in advice and "medium: Memory" in advice
@@ -114,7 +107,7 @@ def test_a_ranks_prefixed_warn_with_its_errno_is_read_the_same(tmp_path: Path) -
     (warn,) = ev.failures
     assert (warn["host"], warn["device"], warn["line"]) == ("gpu-b12", 5, 1)
     assert "/dev/shm/nccl-Xq81Lz to 9637892 bytes" in warn["exception_type"]
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     assert any("--shm-size" in a for a in _advice(outcome, "evidence-nccl-warning"))
 
 
@@ -133,7 +126,7 @@ def test_other_warnings_get_no_shared_memory_advice(tmp_path: Path) -> None:
         "r11i6n2:486514:486592 [1] include/socket.h:403 NCCL WARN Connect to "
         "10.148.3.247<56821> failed : Connection refused\n",
     )
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     (advice,) = _advice(outcome, "evidence-nccl-warning")
     assert "/dev/shm" not in advice and advice.startswith("Start from the earliest WARN")
 
@@ -163,8 +156,8 @@ def test_the_all_reduce_benchs_busbw_is_named_per_process_and_averaged() -> None
         "last trial's busbw by process: 0 997.1, 1 997.8, 2 997.5, 3 999.8 Gbps "
         "(line 264, 260, 252, 256)"
     )
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_the_newer_scripts_host_and_rank_ids_are_each_a_process(tmp_path: Path) -> None:

@@ -11,25 +11,18 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_79"
 
 M4 = "m4_deepspeed_0.6.7_iteration_4875_after_19h_healthy_m4logs_nw04_cut.log"
 MEGATRON = "megatron_lm_pretrain_gpt_num_samples_assertion_awsome_megatron_k8s_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -43,9 +36,9 @@ def test_one_m4_progress_line_is_a_healthy_log_with_its_figures() -> None:
     ev = _load(M4)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["log"]
     assert ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert _said(ev) == [
         (
             1,
@@ -61,7 +54,7 @@ def test_newer_m4_lines_with_their_time_are_read_to_the_last(tmp_path: Path) -> 
     text = f"[2023-05-01 10:00:00] {line}[2023-05-01 10:05:32] {later}"
     ev = _write(tmp_path, text)
     assert ev.failures == [] and ev.files[0].formats == ["log"]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
     assert _said(ev) == [
         (
             1,
@@ -77,9 +70,9 @@ def test_an_m4_loss_that_turned_nan_to_the_end_is_the_jobs_divergence(tmp_path: 
     ev = _write(tmp_path, line + nan)
     (diverged,) = ev.failures
     assert (diverged["kind"], diverged["line"]) == ("loss_diverged", 2)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-loss-diverged", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-loss-diverged", "warning")]
 
 
 def test_prose_naming_an_iteration_is_still_no_log(tmp_path: Path) -> None:
@@ -99,10 +92,10 @@ def test_megatrons_num_samples_assertion_is_the_jobs_data_check_not_the_cluster(
     assert check["message"] == "AssertionError: (no message; raised by: assert num_samples > 0)"
     assert check["call"] == "megatron/core/datasets/megatron_dataset.py:42, __init__"
     assert (check["rank"], check["host"], check["device"]) == (None, None, None)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-job-data-check", "warning")]
-    (item,) = _items(outcome, "evidence-job-data-check")
+    assert heldout.above_info(outcome) == [("evidence-job-data-check", "warning")]
+    (item,) = heldout.items(outcome, "evidence-job-data-check")
     assert item.startswith(
         "AssertionError: (no message; raised by: assert num_samples > 0) (in "
         "megatron/core/datasets/megatron_dataset.py:42, __init__)"
@@ -124,7 +117,7 @@ def test_an_older_megatron_data_valueerror_on_a_tagged_rank_is_the_same(tmp_path
     (check,) = ev.failures
     assert (check["kind"], check["line"], check["rank"]) == ("job_data_check", 6, 3)
     assert check["call"] == "megatron/data/gpt_dataset.py:51, build_train_valid_test_datasets"
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_a_cuda_error_in_the_dataset_builder_stays_a_critical_exception(tmp_path: Path) -> None:
@@ -135,7 +128,7 @@ def test_a_cuda_error_in_the_dataset_builder_stays_a_critical_exception(tmp_path
     )
     ev = _write(tmp_path, text)
     assert "job_data_check" not in [f["kind"] for f in ev.failures]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_the_same_assertion_outside_the_dataset_builder_stays_critical(tmp_path: Path) -> None:
@@ -146,6 +139,6 @@ def test_the_same_assertion_outside_the_dataset_builder_stays_critical(tmp_path:
     ev = _write(tmp_path, text)
     (raised,) = ev.failures
     assert (raised["kind"], raised["line"]) == ("python_exception", 26)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-python-exception", "critical")]
+    assert heldout.above_info(outcome) == [("evidence-python-exception", "critical")]

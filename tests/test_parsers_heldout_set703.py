@@ -11,25 +11,18 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_80"
 
 ACL_COPY = "acl_copy_h2d_910b3_8dev_24gbps_each_aggregate_194gbps_vllmhust_devhub.txt"
 HCCP_TLS = "hccp_ssl_wrong_version_number_tls_switch_inconsistent_hiascend_case9514_cut.log"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -42,9 +35,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_the_acl_copy_probe_is_read_with_its_figures_and_not_judged() -> None:
     ev = _load(ACL_COPY)
     assert ev.files[0].formats == ["ascend_notes"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 2  # the first device's line
     for said in (
@@ -78,8 +71,8 @@ def test_another_node_slow_device_and_mode_are_said_as_printed(tmp_path: Path) -
     assert "(host to device)" not in note
     assert "4 device(s), 7.10-21.70 GB/s each (lowest device 6, line 4; highest device 5" in note
     assert "aggregate 71.90 GB/s summed (line 6)" in note and "wall clock" not in note
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_the_probes_head_line_alone_is_no_reading(tmp_path: Path) -> None:
@@ -98,10 +91,10 @@ def test_hccp_tls_handshake_failure_is_not_ready_with_the_tls_switch_to_compare(
     assert failure["kind"] == "hccp_tls_failure" and failure["line"] == 1
     assert failure["exception_type"] == "ssl3_get_record:wrong version number"
     assert failure["code_name"] == "TLS switch inconsistent"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-hccp-tls-handshake", "critical")]
-    (item,) = _items(outcome, "evidence-hccp-tls-handshake")
+    assert heldout.above_info(outcome) == [("evidence-hccp-tls-handshake", "critical")]
+    (item,) = heldout.items(outcome, "evidence-hccp-tls-handshake")
     assert "SSL ssl3_get_record:wrong version number (TLS switch inconsistent)" in item
     assert "line 1)" in item
     advice = " ".join(r.why for r in outcome.advice if r.rule_id == "evidence-hccp-tls-handshake")
@@ -126,9 +119,9 @@ def test_a_real_plog_prefix_names_the_process_and_each_process_is_one_failure(
     ev = _write(tmp_path, text)
     tls = [f for f in ev.failures if f["kind"] == "hccp_tls_failure"]
     assert [(f["pid"], f["line"]) for f in tls] == [(3011, 2), (3120, 4)]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    items = _items(outcome, "evidence-hccp-tls-handshake")
+    items = heldout.items(outcome, "evidence-hccp-tls-handshake")
     assert any("(pid 3011)" in i and "line 2)" in i for i in items)
 
 
@@ -145,7 +138,7 @@ def test_an_ssl_line_without_hccps_cause_is_still_the_handshake_not_the_switch(
     (failure,) = [f for f in ev.failures if f["kind"] == "hccp_tls_failure"]
     assert failure["exception_type"] == "tls_process_server_certificate:certificate verify failed"
     assert failure["code_name"] is None
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-hccp-tls-handshake"]
     assert "TLS switch differs" not in finding.message
 
@@ -158,5 +151,5 @@ def test_an_hccp_run_log_without_ssl_errors_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"] == "hccp_tls_failure"]
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"

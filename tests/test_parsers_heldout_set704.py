@@ -11,9 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 
 HELDOUT = Path(__file__).parent / "data" / "evidence_heldout_80"
 
@@ -31,19 +30,13 @@ MINDX = (
     "paddlecustomdevice1478.log"
 )
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _items(ev: EvidenceFacts) -> list[str]:
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     return [i for f in outcome.findings for i in f.items]
 
 
@@ -52,7 +45,7 @@ def _items(ev: EvidenceFacts) -> list[str]:
 
 def test_ms_run_check_names_207000_the_failed_check_and_the_version_set() -> None:
     ev = _load(MS_CHECK)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
     (f,) = ev.failures
     assert f["code"] == "EE8888" and f["line"] == 10
@@ -76,7 +69,7 @@ def test_another_return_code_is_named_without_the_version_advice(tmp_path: Path)
 
 def test_mindie_start_failure_names_the_host_of_its_operation_log() -> None:
     ev = _load(MINDIE)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
     (f,) = ev.failures
     assert f["kind"] == "service_start_failure" and f["line"] == 1
@@ -93,7 +86,7 @@ def test_another_node_is_read_as_that_node(tmp_path: Path) -> None:
 def test_a_start_that_succeeded_on_that_node_stays_ready(tmp_path: Path) -> None:
     text = _text(MINDIE).splitlines()[1].replace("[fail]", "[success]") + "\n"
     ev = _write(tmp_path, text)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     assert not [f for f in ev.failures if f["kind"] == "service_start_failure"]
 
@@ -103,7 +96,7 @@ def test_a_start_that_succeeded_on_that_node_stays_ready(tmp_path: Path) -> None
 
 def test_the_traceback_is_the_failure_and_syncstream_its_consequence() -> None:
     ev = _load(MS_SYNC)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
     (f,) = ev.failures
     assert f["kind"] == "python_exception" and f["line"] == 8
@@ -132,7 +125,7 @@ def test_syncstream_alone_is_still_read_as_mindspore_error(tmp_path: Path) -> No
 
 def test_mindx_names_the_unrecognised_chip_and_the_container_fix() -> None:
     ev = _load(MINDX)
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "NOT READY"
     (f,) = ev.failures
     assert f["line"] == 7

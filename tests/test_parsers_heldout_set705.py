@@ -10,19 +10,17 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_80"
 
 PHB = "nvidia_smi_topo_m_2gpu_phb_no_nvlink_pcie_host_bridge_ml_engineering_network_cut.txt"
 
-_write = partial(_load_copy, name="topo.txt")
+_write = partial(heldout.load_copy, name="topo.txt")
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 def test_two_gpus_joined_by_phb_are_named_in_a_note_not_a_failure() -> None:
@@ -31,10 +29,10 @@ def test_two_gpus_joined_by_phb_are_named_in_a_note_not_a_failure() -> None:
     (topo,) = ev.topologies
     assert topo["phb_pairs"] == [["GPU0", "GPU1"]]
     assert topo["sys_pairs"] == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"  # (a note: nothing fails, the layout is the machine's)
-    assert _above_info(outcome) == []
-    (item,) = _items(outcome, "evidence-gpu-topology-phb")
+    assert heldout.above_info(outcome) == []
+    (item,) = heldout.items(outcome, "evidence-gpu-topology-phb")
     assert item.startswith("GPU0–GPU1 through PHB (no NVLink); CPU affinity GPU0 0-11, GPU1 0-11")
 
 
@@ -55,7 +53,7 @@ def test_phb_pairs_of_a_wider_matrix_are_each_named(tmp_path: Path) -> None:
         ["GPU1", "GPU2"],
         ["GPU1", "GPU3"],
     ]
-    (item,) = _items(_imported(ev)[1], "evidence-gpu-topology-phb")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-gpu-topology-phb")
     assert item.startswith("GPU0–GPU2, GPU0–GPU3, GPU1–GPU2, GPU1–GPU3 through PHB")
 
 
@@ -64,7 +62,7 @@ def test_nvlinked_and_switched_twins_of_the_matrix_say_nothing_of_phb(tmp_path: 
         ev = _write(tmp_path, _text(PHB).replace("PHB", kind))
         (topo,) = ev.topologies
         assert topo["phb_pairs"] == []
-        level, outcome = _imported(ev)
+        level, outcome = heldout.imported(ev)
         assert level == "READY"
         assert "evidence-gpu-topology-phb" not in {f.rule_id for f in outcome.findings}
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import lspci
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_80"
 
@@ -25,15 +24,9 @@ MST = "mst_start_success_then_mst_status_pci_modules_not_loaded_lshca28.txt"
 GIDS = "show_gids_macvlan_pod_mlx5_0_1_2_gid_index_4_7_net1_3_prompt_nccl1573_cut.txt"
 LSPCI = "lspci_vvv_root_port3_x1_lnksta_2_5gts_downgraded_dlactive_minus_rocm_tf92_cut.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -46,8 +39,8 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_an_ibv_devinfo_port_fragment_of_gid_rows_is_read_healthy() -> None:
     ev = _load(DEVINFO)
     assert ev.files[0].formats == ["rdma"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     (note,) = [(line, m) for line, m in _said(ev) if "ibv_devinfo" in m]
     assert note[0] == 1
     for said in (
@@ -89,10 +82,10 @@ def test_mst_status_with_its_modules_not_loaded_and_no_device_is_a_warning() -> 
     assert ev.files[0].formats == ["mst_status"] and ev.files[0].status == "read"
     (failure,) = ev.failures
     assert (failure["kind"], failure["line"], failure["library"]) == ("mst_not_loaded", 12, "mst")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-mst-not-loaded", "warning")]
-    (item,) = _items(outcome, "evidence-mst-not-loaded")
+    assert heldout.above_info(outcome) == [("evidence-mst-not-loaded", "warning")]
+    (item,) = heldout.items(outcome, "evidence-mst-not-loaded")
     for said in (
         "the MST PCI and PCI configuration modules not loaded (lines 12-13)",
         "no device listed",
@@ -118,7 +111,7 @@ def test_mst_without_its_modules_that_lists_pci_devices_is_a_note(tmp_path: Path
     text = _text(MST) + "\nPCI Devices:\n------------\n05:00.0\n08:00.0\n"
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     (note,) = [m for _, m in _said(ev) if "mst status" in m]
     assert "the 2 device(s) by PCI address (05:00.0, 08:00.0)" in note
@@ -146,8 +139,8 @@ def test_a_show_gids_copy_cut_in_its_last_device_does_not_judge_that_device() ->
     ev = _load(GIDS)
     assert ev.files[0].status == "partial"
     assert ev.failures == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     said = dict(_said(ev))
     assert said[4] == "show_gids: mlx5_0 port 1 (net1): 4 GID(s); RoCEv2 index 7 10.152.0.12"
     assert said[8] == "show_gids: mlx5_1 port 1 (net2): 4 GID(s); RoCEv2 index 7 10.152.4.12"
@@ -164,7 +157,7 @@ def test_a_whole_show_gids_whose_device_lacks_the_gid_is_still_a_warning(tmp_pat
         12,
         "mlx5_2 port 1: no RoCEv2 GID with an IPv4 address",
     )
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
 
 
@@ -181,8 +174,8 @@ def test_a_cut_copy_still_judges_a_device_above_its_last(tmp_path: Path) -> None
 
 def test_a_port_with_no_device_present_is_not_called_slow() -> None:
     ev = _load(LSPCI)
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     ((line, note),) = [(line, m) for line, m in _said(ev) if m.startswith("lspci_link")]
     assert line == 6
     assert "PCIe link 2.5GT/s x1 against its 5GT/s x1 capability: no device behind it" in note

@@ -11,10 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_80"
 
@@ -27,29 +25,23 @@ GDSYNC = (
 )
 MSCCLPP = "mscclpp_ibmr_gpu4_ibv_reg_mr_errno_14_bad_address_no_dmabuf_aborted_mscclpp657.log"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def test_a_use_cuda_perftest_whose_gpu_buffer_is_refused_is_a_failure_naming_the_gpu() -> None:
-    level, outcome = _imported(_load(K80))
+    level, outcome = heldout.imported(_load(K80))
     assert level == "NOT READY"
-    assert ("evidence-rdma-perftest-gpu-mr-failed", "critical") in _above_info(outcome)
-    assert "evidence-rdma-perftest-failed" not in dict(_above_info(outcome))
-    (item,) = _items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
+    assert ("evidence-rdma-perftest-gpu-mr-failed", "critical") in heldout.above_info(outcome)
+    assert "evidence-rdma-perftest-failed" not in dict(heldout.above_info(outcome))
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
     assert item.startswith(
         "mlx5_3: ib_write_bw: Couldn't allocate MR (its buffer is GPU memory on the Tesla K80: "
     )
     assert "nvidia-peermem" in item and item.endswith(", line 13)")
     assert "port 1" not in item  # (the command has no -i: the copy does not say the port)
-    (info,) = _items(outcome, "evidence-rdma-perftest")
+    (info,) = heldout.items(outcome, "evidence-rdma-perftest")
     assert info.startswith("mlx5_3: ib_write_bw: no result") and "port" not in info.split(":")[0]
 
 
@@ -61,9 +53,9 @@ def test_the_port_is_said_where_the_command_gives_it_and_another_gpu_is_named(
         .replace("-d mlx5_3 -a", "-d mlx5_7 -i 2 -a")
         .replace("[Tesla K80]", "[NVIDIA A100-SXM4-80GB]")
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
     assert item.startswith(
         "mlx5_7 port 2: ib_write_bw: Couldn't allocate MR (its buffer is GPU "
         "memory on the NVIDIA A100-SXM4-80GB: "
@@ -75,10 +67,10 @@ def test_a_host_buffer_run_that_cannot_register_stays_the_warning(tmp_path: Path
     # GPUDirect matter; the run failed to set up, the warning it was
     lines = _text(K80).splitlines(keepends=True)
     text = lines[0].replace(" --use_cuda", "") + "".join(lines[1:5]) + "".join(lines[12:])
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY WITH WARNINGS"
-    assert "evidence-rdma-perftest-gpu-mr-failed" not in dict(_above_info(outcome))
-    (item,) = _items(outcome, "evidence-rdma-perftest-failed")
+    assert "evidence-rdma-perftest-gpu-mr-failed" not in dict(heldout.above_info(outcome))
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-failed")
     assert item.startswith("mlx5_3 port 1: ib_write_bw: Couldn't allocate MR (")
 
 
@@ -87,24 +79,24 @@ def test_a_cuda_mem_device_buffer_refused_with_error_14_reads_as_efault_on_gpu_m
     (port,) = ev.hca_ports
     run = port["perftest"]
     assert (run["gpu_mr_failed"], run["mr_errno"], run["failed_line"]) == (True, 14, 5)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
     assert item.startswith(
         "(device not named): perftest: Couldn't allocate MR (its buffer is GPU memory "
         "(CUDA_MEM_DEVICE), error=14 (EFAULT, Bad address): registering it for RDMA needs "
         "GPUDirect RDMA, the nvidia-peermem module, or dma-buf with --use_cuda_dmabuf"
     )
     assert item.endswith(", line 5)")
-    (info,) = _items(outcome, "evidence-rdma-perftest")
+    (info,) = heldout.items(outcome, "evidence-rdma-perftest")
     assert "port 1" not in info
 
 
 def test_another_errno_on_gpu_memory_is_given_as_a_number(tmp_path: Path) -> None:
     text = _text(EFAULT).replace("error=14", "error=22")
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-gpu-mr-failed")
     assert "(CUDA_MEM_DEVICE), error=22: registering" in item
 
 
@@ -121,15 +113,15 @@ def test_a_healthy_cuda_perftest_stays_ready(tmp_path: Path) -> None:
         " 65536      5000             97.50              97.40               0.185780\n"
         "---------------------------------------------------------------------------------------\n"
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_libgdsync_couldnt_register_mr_is_named_as_the_cause_of_mpiruns_exit() -> None:
-    level, outcome = _imported(_load(GDSYNC))
+    level, outcome = heldout.imported(_load(GDSYNC))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-launcher-exit")
+    (item,) = heldout.items(outcome, "evidence-launcher-exit")
     assert item.startswith(
         "mpirun: task/rank 1 exited with 1: its output above says Couldn't register MR "
         "(lines 15-16, 2 process(es)): ibv_reg_mr refused the buffer"
@@ -142,9 +134,9 @@ def test_one_rank_refused_and_another_rank_named_by_mpirun(tmp_path: Path) -> No
         "Couldn't register MR\nCouldn't register MR\n", "Couldn't register MR\n"
     )
     text = text.replace("[[52222,1],1]", "[[52222,1],3]")
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-launcher-exit")
+    (item,) = heldout.items(outcome, "evidence-launcher-exit")
     assert item.startswith(
         "mpirun: task/rank 3 exited with 1: its output above says Couldn't register MR "
         "(line 15, 1 process(es))"
@@ -153,8 +145,8 @@ def test_one_rank_refused_and_another_rank_named_by_mpirun(tmp_path: Path) -> No
 
 def test_an_mpirun_exit_without_the_mr_line_names_no_cause(tmp_path: Path) -> None:
     text = _text(GDSYNC).replace("Couldn't register MR\n", "")
-    _, outcome = _imported(_write(tmp_path, text))
-    (item,) = _items(outcome, "evidence-launcher-exit")
+    _, outcome = heldout.imported(_write(tmp_path, text))
+    (item,) = heldout.items(outcome, "evidence-launcher-exit")
     assert "register MR" not in item and item.startswith("mpirun: task/rank 1 exited with 1 (")
 
 
@@ -165,9 +157,9 @@ def test_an_uncaught_ib_error_is_read_by_its_what_line_and_names_gpu_4() -> None
     assert error["message"] == (
         "ibv_reg_mr failed (errno 14) (Ib failure: Bad address) (registering GPU 4's memory)"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-log-error")
+    (item,) = heldout.items(outcome, "evidence-log-error")
     assert item.startswith("ibv_reg_mr failed (errno 14) (Ib failure: Bad address)")
 
 
@@ -180,7 +172,7 @@ def test_another_gpu_and_another_what_are_read_the_same_way(tmp_path: Path) -> N
     text = _text(MSCCLPP).replace(
         "ibv_reg_mr failed (errno 14) (Ib failure: Bad address)", "cudaMalloc out of memory"
     )
-    ev = _load_copy(tmp_path, text, name="other.txt")
+    ev = heldout.load_copy(tmp_path, text, name="other.txt")
     (error,) = [f for f in ev.failures if f["kind"] == "log_error"]
     assert (error["line"], error["device"], error["message"]) == (
         16,

@@ -11,26 +11,19 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import logs, numbered_lines
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_80"
 
 PROFILER = "nccl_profiler_plugin_could_not_find_mangled_name_dot_slash_path_nccl2.27.3_nccl1732.log"
 EFA = "nccl_tests_awsofi_only_efa_provider_supported_warn_p3dn_v100_2nodes_16ranks_nccl398_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -51,10 +44,10 @@ def test_a_mangled_profiler_plugin_name_is_a_configuration_warning() -> None:
         5,
     )
     assert notice["code"] == "NCCL_PROFILER_PLUGIN"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-nccl-plugin-not-found", "warning")]
-    (item,) = _items(outcome, "evidence-nccl-plugin-not-found")
+    assert heldout.above_info(outcome) == [("evidence-nccl-plugin-not-found", "warning")]
+    (item,) = heldout.items(outcome, "evidence-nccl-plugin-not-found")
     assert item.startswith(
         "rtptest1621 pid 268329, device 5: NCCL_PROFILER_PLUGIN was set to "
         "'./libnccl_example_profiler_plugin.so' and NCCL could not find "
@@ -74,9 +67,9 @@ def test_the_default_names_nccl_looks_for_unasked_are_routine(tmp_path: Path) ->
     )
     ev = _write(tmp_path, text)
     assert not [f for f in ev.failures if f["kind"] == "nccl_plugin_not_found"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_net_and_a_tuner_plugin_asked_for_on_another_host_are_said_each(tmp_path: Path) -> None:
@@ -99,9 +92,9 @@ def test_a_net_and_a_tuner_plugin_asked_for_on_another_host_are_said_each(tmp_pa
         (1, "gpu-b12", 4242, 3, "NCCL_NET_PLUGIN"),
         (3, "gpu-b12", 4242, 3, "NCCL_TUNER_PLUGIN"),
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    net, tuner = _items(outcome, "evidence-nccl-plugin-not-found")
+    net, tuner = heldout.items(outcome, "evidence-nccl-plugin-not-found")
     assert "NCCL_NET_PLUGIN was set to 'aws-ofi'" in net
     assert "internal net plugin" in net and "relative path" not in net
     assert "NCCL_TUNER_PLUGIN was set to '/opt/t/libtuner.so'" in tuner
@@ -122,11 +115,11 @@ def test_the_notice_is_read_beside_an_nccl_tests_table_too() -> None:
 def test_only_efa_provider_then_nothing_keeps_not_ready_and_says_the_fallback() -> None:
     ev = _load(EFA)
     assert ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # (review 41: a log that stops at aws-ofi-nccl's failed start can be a hang)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-warning", "critical")]
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-warning", "critical")]
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert item.startswith(
         "ip-172-31-0-112 pid 8159, device 0: NET/OFI Only EFA provider is supported "
         "(aws-ofi-nccl did not start, so NCCL falls back to its own network, its IB or socket "
@@ -155,17 +148,17 @@ def test_the_same_set_before_init_complete_is_a_fallback_not_a_failure(tmp_path:
         "busId 160 - Init COMPLETE\n"
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level != "NOT READY"
-    assert "evidence-nccl-warning" not in [r for r, _ in _above_info(outcome)]
+    assert "evidence-nccl-warning" not in [r for r, _ in heldout.above_info(outcome)]
 
 
 def test_another_hosts_cut_log_says_the_same(tmp_path: Path) -> None:
     text = _text(EFA).replace("ip-172-31-0-112:8159:8159 [0]", "ip-10-1-2-3:77:77 [2]")
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert item.startswith("ip-10-1-2-3 pid 77, device 2: NET/OFI Only EFA provider is supported")
     assert "NCCL falls back to its own network" in item
 

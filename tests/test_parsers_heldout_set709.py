@@ -11,10 +11,8 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_81"
 
@@ -24,15 +22,9 @@ BUILD = (
 ADAPT = "hccn_tool_950_adapt_status_npu0_udie0_port4_link_fail_linkdown_history_hicann_driver.txt"
 VERSION = "npu_smi_version_25_3_rc1_only_vllm_hust_devhub.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- hccl_test's build stopped by the compiler ------------------------------------------------
@@ -51,10 +43,10 @@ def test_a_failed_hccl_test_build_is_a_test_that_cannot_run() -> None:
     assert "7 name(s) its headers do not declare: HcclCommSetMemoryRange (line 6), " in message
     for name in ("HcclCommConfigInit (line 13)", "HcclCommInitRootInfoConfig (line 19)"):
         assert name in message
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-test-build-failed", "critical")]
-    (item,) = _items(outcome, "evidence-test-build-failed")
+    assert heldout.above_info(outcome) == [("evidence-test-build-failed", "critical")]
+    (item,) = heldout.items(outcome, "evidence-test-build-failed")
     assert "HcclCommSetMemoryRange" in item and item.endswith("line 6)")
 
 
@@ -66,7 +58,7 @@ def test_the_build_failure_without_the_scripts_lines_still_fails(tmp_path: Path)
     assert failure["kind"] == "test_build_failed" and failure["line"] == 2
     assert failure["exit_code"] is None
     assert "HCCL_BUILD_FAILED" not in failure["message"] and "CANN" not in failure["message"]
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_nccl_tests_build_failure_under_another_toolkit_names_it(tmp_path: Path) -> None:
@@ -89,7 +81,7 @@ def test_a_compiler_error_in_other_sources_stays_a_log_error(tmp_path: Path) -> 
     text = _text(BUILD).replace("/hccl_test/", "/my_app/")
     ev = _write(tmp_path, text)
     assert [f["kind"] for f in ev.failures] == ["log_error"]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 # --- Ascend 950 -adapt_status: the newest set-up failed ----------------------------------------
@@ -101,10 +93,10 @@ def test_the_newest_link_setup_that_failed_is_a_warning_naming_the_port() -> Non
     assert port["device"] == 0 and port["die_port"] == "UDie 0 port 4"
     assert port["link_setup_failed"] == "index 0: L0:link_proc|L1:link_fail"
     assert port["link_setup_failed_line"] == 5
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-npu-port-link-setup-failed", "warning")]
-    (item,) = _items(outcome, "evidence-npu-port-link-setup-failed")
+    assert heldout.above_info(outcome) == [("evidence-npu-port-link-setup-failed", "warning")]
+    (item,) = heldout.items(outcome, "evidence-npu-port-link-setup-failed")
     assert item.startswith("NPU 0 UDie 0 port 4: index 0: L0:link_proc|L1:link_fail")
     assert item.endswith("line 5)")
 
@@ -123,9 +115,9 @@ def test_another_npu_whose_newest_setup_went_down_is_named(tmp_path: Path) -> No
     assert port["link_setup_failed"] == (
         "index 0: L0:link_proc|L1:wait_detect|L2:linkdown|L3:linkdown_off"
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-npu-port-link-setup-failed")
+    (item,) = heldout.items(outcome, "evidence-npu-port-link-setup-failed")
     assert item.startswith("NPU 3 UDie 1 port 2: ")
 
 
@@ -137,9 +129,9 @@ def test_a_history_whose_newest_setup_did_not_fail_stays_ready(tmp_path: Path) -
     (port,) = ev.npu_ports
     assert port["link_setup_failed"] is None
     assert len(port["link_history"]) == 5  # (the older failures still told, as a note)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 # --- npu-smi -v ---------------------------------------------------------------------------------
@@ -152,9 +144,9 @@ def test_npu_smi_version_alone_is_read_and_ready() -> None:
     assert line == 1
     assert "npu-smi version 25.3.rc1" in note and "no device" in note
     assert ev.npu_chips == [] and ev.failures == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_npu_smi_version_on_the_line_below_its_label(tmp_path: Path) -> None:
@@ -163,4 +155,4 @@ def test_npu_smi_version_on_the_line_below_its_label(tmp_path: Path) -> None:
     assert ev.files[0].formats == ["npu_smi_version"]
     ((line, note),) = [(m.line, m.message) for f in ev.files for m in f.messages]
     assert line == 1 and "npu-smi version 24.1.rc2" in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"

@@ -10,11 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.rules.findings import RulesOutcome
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_81"
 
@@ -23,15 +21,9 @@ RETCODE = "mindspore_modelarts_runtime_model_execute_error_retcode_0x91_model_st
 ACL = "torch_npu_pt2.1_init_aclsetcompileopt_500001_err00100_device0_ascendpytorch_initerr.log"
 RAY = "vllm_ascend_ray_worker_ip10_0_0_5_init_device_open_device0_507033_newdevice_0x7010006_vllmascend727_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _advice(outcome: RulesOutcome, rule_id: str) -> str:
@@ -43,10 +35,10 @@ def _advice(outcome: RulesOutcome, rule_id: str) -> str:
 
 
 def test_a_tsch_aicore_task_timeout_is_a_device_exception_naming_its_task() -> None:
-    level, outcome = _imported(_load(TSCH))
+    level, outcome = heldout.imported(_load(TSCH))
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-device-exception", "critical")]
-    (item,) = _items(outcome, "evidence-npu-device-exception")
+    assert heldout.above_info(outcome) == [("evidence-npu-device-exception", "critical")]
+    (item,) = heldout.items(outcome, "evidence-npu-device-exception")
     assert item.startswith("A device: AI Core task timeout: task 0 ran past")
     assert "fault_task=0" in item and item.endswith("line 1)")
     assert "HCCL" not in item
@@ -59,9 +51,9 @@ def test_another_task_and_device_of_the_scheduler_are_named(tmp_path: Path) -> N
         .replace("TSCH(-1,null)", "TSCH(3,null)")
         .replace("fault_task=0", "fault_task=17")
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-device-exception")
+    (item,) = heldout.items(outcome, "evidence-npu-device-exception")
     # (review 67a: TSCH(3,...)'s 3 is the process id, CANN's log reference's "ModuleName(PID,
     # PName)", not a device: this copy names none, so "A device", not "Device 3")
     assert item.startswith("A device: AI Core task timeout: task 17 ran past")
@@ -69,7 +61,7 @@ def test_another_task_and_device_of_the_scheduler_are_named(tmp_path: Path) -> N
 
 def test_a_tsch_line_of_something_else_is_no_timeout(tmp_path: Path) -> None:
     text = _text(TSCH).replace("bs_done_exception_proc_timeout", "bs_done_proc")
-    _, outcome = _imported(_write(tmp_path, text))
+    _, outcome = heldout.imported(_write(tmp_path, text))
     assert "evidence-npu-device-exception" not in {f.rule_id for f in outcome.findings}
 
 
@@ -77,10 +69,10 @@ def test_a_tsch_line_of_something_else_is_no_timeout(tmp_path: Path) -> None:
 
 
 def test_retcode_0x91_of_the_runtime_is_a_failure_named_by_the_task_scheduler() -> None:
-    level, outcome = _imported(_load(RETCODE))
+    level, outcome = heldout.imported(_load(RETCODE))
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-npu-runtime-error", "critical")]
-    (item,) = _items(outcome, "evidence-npu-runtime-error")
+    assert heldout.above_info(outcome) == [("evidence-npu-runtime-error", "critical")]
+    (item,) = heldout.items(outcome, "evidence-npu-runtime-error")
     assert item.startswith("Process 3002: the runtime reported 0x91 = TS_MODEL_STREAM_EXE_FAILED")
     assert "the model stream execute failed" in item and item.endswith("line 1)")
     assert "shuffle" in _advice(outcome, "evidence-npu-runtime-error")
@@ -93,15 +85,15 @@ def test_the_runtime_line_under_it_names_the_device(tmp_path: Path) -> None:
         + ".\n[ERROR] RUNTIME(62299)model execute task failed, device_id=5, model stream_id=575,"
         " model task_id=1, model_id=522, first_task_id=65535\n"
     )
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-runtime-error")
+    (item,) = heldout.items(outcome, "evidence-npu-runtime-error")
     assert item.startswith("Process 62299 (device 5): the runtime reported 0x91")
 
 
 def test_a_runtime_info_line_without_error_stays_ready(tmp_path: Path) -> None:
     text = "[INFO] RUNTIME(3002)model execute done, retCode=0x0, [success]\n"
-    level, _ = _imported(_write(tmp_path, text + "epoch: 1 step: 10, loss is 2.30\n"))
+    level, _ = heldout.imported(_write(tmp_path, text + "epoch: 1 step: 10, loss is 2.30\n"))
     assert level == "READY"
 
 
@@ -109,9 +101,9 @@ def test_a_runtime_info_line_without_error_stays_ready(tmp_path: Path) -> None:
 
 
 def test_500001_is_named_with_torch_npus_words_and_its_err_code() -> None:
-    level, outcome = _imported(_load(ACL))
+    level, outcome = heldout.imported(_load(ACL))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-runtime-error")
+    (item,) = heldout.items(outcome, "evidence-npu-runtime-error")
     assert item.startswith("Process 6038 (device 0): AclSetCompileopt returned 500001 = ")
     assert "ACL_ERROR_FAILURE, an internal error" in item
     assert "torch_npu: The internal ACL of the system is incorrect" in item
@@ -120,9 +112,9 @@ def test_500001_is_named_with_torch_npus_words_and_its_err_code() -> None:
 
 def test_another_inner_code_and_device_are_named(tmp_path: Path) -> None:
     text = _text(ACL).replace("500001", "500003").replace("Device:0", "Device:6")
-    level, outcome = _imported(_write(tmp_path, text))
+    level, outcome = heldout.imported(_write(tmp_path, text))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-runtime-error")
+    (item,) = heldout.items(outcome, "evidence-npu-runtime-error")
     assert "(device 6)" in item and "500003 = ACL_ERROR_RT_FAILURE, an error of the runtime" in item
 
 
@@ -130,9 +122,9 @@ def test_another_inner_code_and_device_are_named(tmp_path: Path) -> None:
 
 
 def test_the_ray_workers_node_is_named_in_the_finding() -> None:
-    level, outcome = _imported(_load(RAY))
+    level, outcome = heldout.imported(_load(RAY))
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-npu-runtime-error")
+    (item,) = heldout.items(outcome, "evidence-npu-runtime-error")
     assert item.startswith(
         "RayWorkerWrapper (pid 26693) on 10.0.0.5 (device 0): open device 0 returned 507033 = "
         "ACL_ERROR_RT_DEV_SETUP_ERROR"
@@ -142,6 +134,6 @@ def test_the_ray_workers_node_is_named_in_the_finding() -> None:
 
 def test_another_node_is_the_one_named(tmp_path: Path) -> None:
     text = _text(RAY).replace("ip=10.0.0.5", "ip=192.168.7.21")
-    _, outcome = _imported(_write(tmp_path, text))
-    (item,) = _items(outcome, "evidence-npu-runtime-error")
+    _, outcome = heldout.imported(_write(tmp_path, text))
+    (item,) = heldout.items(outcome, "evidence-npu-runtime-error")
     assert " on 192.168.7.21 (device 0)" in item and "10.0.0.5" not in item

@@ -11,10 +11,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_81"
 
@@ -31,15 +30,9 @@ POLICY = (
     "_indented_dcgm185.txt"
 )
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -66,7 +59,7 @@ def test_a_refused_reset_in_the_older_wording_names_the_gpu_and_the_holder() -> 
         in (fail["exception_type"])
     )
     assert fail["exception_type"].endswith(": the GPU was not reset")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     (found,) = [f for f in outcome.findings if f.rule_id == "evidence-gpu-driver-error"]
     assert "00000000:00:18.0" in found.items[0] and "line 2" in found.items[0]
@@ -108,7 +101,7 @@ def test_the_refusal_without_fuser_still_warns_and_a_later_reset_makes_it_a_note
     assert any(
         line == 2 and "a later nvidia-smi -r reset it (line 8" in note for line, note in _said(ev)
     )
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 # --- a pending MIG disable, the reset refused, then the reset that went through -----------------
@@ -124,8 +117,8 @@ def test_the_pending_mig_change_is_read_with_each_reset_step_and_ends_ready() ->
         "reset (line 14): the pending MIG change took effect with that reset"
     )
     assert "a later nvidia-smi -r reset it (line 14" in notes[7]
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_a_pending_change_whose_reset_stays_refused_warns(tmp_path: Path) -> None:
@@ -137,7 +130,7 @@ def test_a_pending_change_whose_reset_stays_refused_warns(tmp_path: Path) -> Non
     notes = dict(_said(ev))
     assert "refused, in use by another process (line 7)" in notes[2]
     assert "successfully reset" not in notes[2]
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 def test_another_gpus_reset_does_not_end_this_ones_pending_change(tmp_path: Path) -> None:
@@ -171,8 +164,8 @@ def test_the_policy_box_and_the_injections_are_read_as_notes_and_ready() -> None
         assert f"for GPU 0 (line {answer}: 'Successfully injected field info.')" in notes[at]
         assert notes[at].endswith("a synthetic test value, not an event the GPU raised")
     assert ev.failures == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
 
 
 def test_two_gpus_and_two_conditions_are_said_per_box(tmp_path: Path) -> None:

@@ -12,10 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_81"
 
@@ -32,15 +31,9 @@ FAN_ERR = (
     "elided_head_gpuexporter393.txt"
 )
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[str]:
@@ -58,10 +51,10 @@ def test_recorded_sw_thermal_slowdown_is_a_warning_with_temperature_and_margin()
     assert (gpu["temp_c"], gpu["temp_line"]) == (81, 28)
     assert (gpu["tlimit_margin_c"], gpu["tlimit_line"]) == (13, 29)
     assert gpu["throttled"] == []
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-gpu-slowdown-recorded", "warning")]
-    (item,) = _items(outcome, "evidence-gpu-slowdown-recorded")
+    assert heldout.above_info(outcome) == [("evidence-gpu-slowdown-recorded", "warning")]
+    (item,) = heldout.items(outcome, "evidence-gpu-slowdown-recorded")
     assert item.startswith("GPU 0000000F:01:00.0: SW Thermal Slowdown 903158 us (0.90 s, line 23)")
     assert "SW Power Capping 165687 us (line 21)" in item
     # (a history: no throttle claimed to be in force)
@@ -76,9 +69,9 @@ def test_a_zero_counter_twin_at_a_wide_margin_stays_ready(tmp_path: Path) -> Non
         "T.Limit Temp                  : 13 C", "T.Limit Temp                  : 42 C"
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     # (SW Power Capping time alone is a GPU at its power limit under load: not judged)
     assert ev.gpus[0]["clock_event_us"]["SW Power Capping"] == 165687
 
@@ -89,14 +82,16 @@ def test_a_small_margin_alone_warns_and_hw_braking_is_named(tmp_path: Path) -> N
     braking = text.replace(": 903158 us", ": 0 us").replace(
         "HW Power Braking                  : 0 us", "HW Power Braking                  : 5000 us"
     )
-    (item,) = _items(_imported(_write(tmp_path, braking))[1], "evidence-gpu-slowdown-recorded")
+    (item,) = heldout.items(
+        heldout.imported(_write(tmp_path, braking))[1], "evidence-gpu-slowdown-recorded"
+    )
     assert item.startswith("GPU 00000000:3B:00.0: HW Power Braking 5000 us (0.01 s, line 25)")
     margin = text.replace(": 903158 us", ": 0 us").replace(
         "T.Limit Temp                  : 13 C", "T.Limit Temp                  : 2 C"
     )
-    level, outcome = _imported(_write(tmp_path, margin))
+    level, outcome = heldout.imported(_write(tmp_path, margin))
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-gpu-slowdown-recorded")
+    (item,) = heldout.items(outcome, "evidence-gpu-slowdown-recorded")
     assert "at 81 C (line 28), 2 C of margin to its T.Limit (line 29)" in item
     assert item.endswith(", line 29)")
 
@@ -112,11 +107,11 @@ def test_sw_power_cap_in_force_is_said_with_its_line_and_temperature() -> None:
     )
     assert "SW Power Cap in force (line 13)" in note
     assert "GPU Current Temp 77 C (line 21), no thermal reason active" in note
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     # (kept READY: nvidia-smi --help-query-gpu's sw_power_cap is the clocks held to the power
     # limit, a GPU under load at its limit; the advisor's SLOWING_REASONS leave it out)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_thermal_slowdown_beside_the_cap_still_warns(tmp_path: Path) -> None:
@@ -128,7 +123,7 @@ def test_a_thermal_slowdown_beside_the_cap_still_warns(tmp_path: Path) -> None:
     assert ev.gpus[0]["throttled"] == ["SW Thermal Slowdown"]
     (note,) = [s for s in _said(ev) if "clock reasons in force" in s]
     assert "no thermal reason active" not in note
-    assert _imported(ev)[0] == "READY WITH WARNINGS"
+    assert heldout.imported(ev)[0] == "READY WITH WARNINGS"
 
 
 # --- status table: the ERR! cell's own line ------------------------------------------------------
@@ -140,9 +135,9 @@ def test_fan_err_cites_the_row_that_carries_it() -> None:
     assert [(g["gpu"], g["bus_id"], g["unreadable"], g["unreadable_line"]) for g in bad] == [
         (14, "00000000:CC:00.0", ["fan"], 9)
     ]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    (item,) = _items(outcome, "evidence-gpu-sensor-unreadable")
+    (item,) = heldout.items(outcome, "evidence-gpu-sensor-unreadable")
     assert item.startswith("GPU 14 (NVIDIA RTX 4000 Ada Gene..., 00000000:CC:00.0): fan unreadable")
     assert item.endswith(", line 9)")
 
@@ -150,9 +145,11 @@ def test_fan_err_cites_the_row_that_carries_it() -> None:
 def test_err_on_the_other_gpu_cites_its_line_and_a_healthy_twin_is_ready(tmp_path: Path) -> None:
     text = _text(FAN_ERR)
     moved = text.replace("|ERR!   68C", "| 30%   68C").replace("| 30%   33C", "|ERR!   33C")
-    (item,) = _items(_imported(_write(tmp_path, moved))[1], "evidence-gpu-sensor-unreadable")
+    (item,) = heldout.items(
+        heldout.imported(_write(tmp_path, moved))[1], "evidence-gpu-sensor-unreadable"
+    )
     assert "GPU 13 (" in item and item.endswith(", line 5)")
     healthy = text.replace("|ERR!   68C", "| 30%   68C")
-    level, outcome = _imported(_write(tmp_path, healthy))
+    level, outcome = heldout.imported(_write(tmp_path, healthy))
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []

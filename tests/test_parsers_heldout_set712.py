@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
 from advisor.parsers import rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_81"
 
@@ -23,15 +22,9 @@ LSCPU = "lscpu_numa_section_gh200_grace_9_nodes_node0_cpus_0_71_nodes1_8_cpuless
 RTR = "ib_write_bw_pod1_server_roce_gid_index0_all_zero_gids_failed_modify_qp_322_rtr_netop222_cut.txt"
 LAT = "ib_write_lat_amd_ionic_2b_t_typical_8_43us_t_max_10_81us_uccl707.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -44,9 +37,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_lscpus_numa_section_alone_is_read_its_cpuless_nodes_memory_not_a_fault() -> None:
     ev = _load(LSCPU)
     assert ev.files[0].formats == ["lscpu"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 1  # the "NUMA:" head
     assert note.startswith("lscpu: NUMA section alone, 9 NUMA node(s): node 0: CPUs 0-71; ")
@@ -63,7 +56,7 @@ def test_a_numa_section_whose_nodes_all_hold_cpus_names_no_cpuless_node(tmp_path
     ((_, note),) = _said(ev)
     assert "node 0: CPUs 0-71; node 1: CPUs 72-143 (lines 3-4)" in note
     assert "no CPUs" not in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_cpuless_node_in_the_middle_is_named_alone(tmp_path: Path) -> None:
@@ -85,10 +78,10 @@ def test_a_qp_that_would_not_move_to_rtr_after_the_address_exchange_is_not_ready
     assert port["perftest"]["broke_off"] is True
     assert port["perftest"]["empty_gids"] == {"local": 20, "remote": 22}
     assert not any("command is not in the file" in m for _, m in _said(ev))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-broke-off")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-broke-off", "critical")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-broke-off")
     assert item.startswith(
         "rdma-test-pod-1: mlx5_0 port 1: RDMA_Write BW: Failed to modify QP 322 to RTR (its GID "
         "is all zeros"
@@ -104,9 +97,9 @@ def test_another_pod_and_device_read_the_same(tmp_path: Path) -> None:
         .replace("QP 322", "QP 4711")
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-rdma-perftest-broke-off")
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-broke-off")
     assert item.startswith(
         "worker-7: mlx5_3 port 1: RDMA_Write BW: Failed to modify QP 4711 to RTR"
     )
@@ -116,10 +109,10 @@ def test_an_rtr_failure_before_the_peers_address_stays_a_warning(tmp_path: Path)
     # (no "remote address:" line: the copy does not show the other side connected)
     lines = [ln for ln in _text(RTR).splitlines() if not ln.startswith(" remote address")]
     ev = _write(tmp_path, "\n".join(lines) + "\n")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert ("evidence-rdma-perftest-failed", "warning") in _above_info(outcome)
-    assert ("evidence-rdma-perftest-broke-off", "critical") not in _above_info(outcome)
+    assert ("evidence-rdma-perftest-failed", "warning") in heldout.above_info(outcome)
+    assert ("evidence-rdma-perftest-broke-off", "critical") not in heldout.above_info(outcome)
 
 
 # --- perftest: a latency run above ngc_multinode_perf's pass value ---------------------------
@@ -131,10 +124,10 @@ def test_a_2_byte_write_latency_of_8_43_us_is_a_warning() -> None:
     assert port["perftest"]["slow_latency_us"] == 8.43
     # (no title or command in the copy: held to the read test's 4.5 us, the laxer)
     assert port["perftest"]["latency_pass_us"] == 4.5
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-latency-high", "warning")]
-    (item,) = _items(outcome, "evidence-rdma-perftest-latency-high")
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-latency-high", "warning")]
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-latency-high")
     assert "8.43 us at 2 B, above 4.5 us (the test is not named in the copy" in item
     assert item.endswith("line 1)")
 
@@ -145,9 +138,9 @@ def test_a_healthy_twin_under_the_pass_value_stays_ready(tmp_path: Path) -> None
         text = text.replace(old, new)
     ev = _write(tmp_path, text)
     assert ev.hca_ports[0]["perftest"]["slow_latency_us"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
 
 
 def test_a_figure_between_the_write_and_read_pass_values_is_not_failed_unnamed(
@@ -155,7 +148,7 @@ def test_a_figure_between_the_write_and_read_pass_values_is_not_failed_unnamed(
 ) -> None:
     ev = _write(tmp_path, _text(LAT).replace("8.43", "3.10"))
     assert ev.hca_ports[0]["perftest"]["slow_latency_us"] is None
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_pass_value_follows_the_test() -> None:

@@ -12,10 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_81"
 
@@ -23,15 +22,9 @@ NO_ALGO = "nccl_nvls_allreduce_int64_no_algorithm_invalid_usage_nccl1898.log"
 CUMEM = "rccl_2_30_4_rx7900xtx_container_init_cumem_vmm_warn_cut_rocm6074.log"
 OLD_NCCL = "nccl_2_4_8_aliyun_socket_init_no_ibverbs_cut_nccl262.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -49,10 +42,10 @@ def test_the_bare_no_algorithm_line_is_invalid_usage_naming_nccl_algo() -> None:
     assert failure["code_name"] == "ncclInvalidUsage"
     assert "NCCL_ALGO=reducescatter:nvls;allreduce:nvls" in failure["exception_type"]
     assert "left AllReduce on ncclInt64 no algorithm" in failure["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-nccl-warning", "critical")]
-    (item,) = _items(outcome, "evidence-nccl-warning")
+    assert heldout.above_info(outcome) == [("evidence-nccl-warning", "critical")]
+    (item,) = heldout.items(outcome, "evidence-nccl-warning")
     assert "ncclInvalidUsage: NCCL_ALGO=" in item and "line 1)" in item
 
 
@@ -68,7 +61,7 @@ def test_the_prefixed_line_says_the_same_of_its_process(tmp_path: Path) -> None:
     )
     assert failure["code_name"] == "ncclInvalidUsage"
     assert "NCCL_ALGO=reducescatter:nvls;allreduce:nvls" in str(failure["exception_type"])
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 def test_nccl_proto_alone_is_named_and_no_setting_is_an_internal_error(tmp_path: Path) -> None:
@@ -95,8 +88,8 @@ def test_nccl_proto_alone_is_named_and_no_setting_is_an_internal_error(tmp_path:
 def test_rccls_cumem_warn_with_cumem_off_is_a_note_and_ready() -> None:
     ev = _load(CUMEM)
     assert ev.failures == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     said = dict(_said(ev))
     assert said[1].startswith(
         "log: a88286dd3b8f pid 7 device 1: RCCL's cuMem capability check said no "
@@ -114,7 +107,7 @@ def test_the_cumem_warn_on_another_host_without_the_env_line_is_a_note(tmp_path:
     note = dict(_said(ev))[1]
     assert note.startswith("log: node-b pid 7 device 1: RCCL's cuMem capability check said no")
     assert "NCCL_CUMEM_ENABLE" not in note
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_cumem_warn_stays_one_where_the_environment_forced_cumem_on(tmp_path: Path) -> None:
@@ -124,7 +117,7 @@ def test_the_cumem_warn_stays_one_where_the_environment_forced_cumem_on(tmp_path
     ev = _write(tmp_path, text)
     (failure,) = ev.failures
     assert failure["line"] == 1 and failure["message"] == "cuMem support requires VMM RDMA support"
-    assert _imported(ev)[0] == "NOT READY"
+    assert heldout.imported(ev)[0] == "NOT READY"
 
 
 # --- NCCL 2.4.8: libibverbs missing, one process driving four GPUs ---------------------------
@@ -133,8 +126,8 @@ def test_the_cumem_warn_stays_one_where_the_environment_forced_cumem_on(tmp_path
 def test_one_process_of_four_gpus_without_libibverbs_is_ready() -> None:
     ev = _load(OLD_NCCL)
     assert ev.failures == []
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     said = dict(_said(ev))
     assert said[7].startswith(
         "log: NCCL could not open libibverbs.so (line(s) 7), but the log is one process "
@@ -149,7 +142,7 @@ def test_the_same_on_another_host_with_two_gpus_is_ready(tmp_path: Path) -> None
     ev = _write(tmp_path, "".join(kept))
     assert ev.failures == []
     assert "(box9 pid 555) driving 2 GPUs (0, 1)" in dict(_said(ev))[7]
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_second_process_or_a_channel_over_the_network_keeps_the_warning(
@@ -158,7 +151,7 @@ def test_a_second_process_or_a_channel_over_the_network_keeps_the_warning(
     text = _text(OLD_NCCL)
     # two processes: the log no longer says one process drives every GPU there is
     two = text.replace("aliyun:82174:82335 [1]", "aliyun:90001:90002 [1]")
-    assert _imported(_write(tmp_path, two))[0] == "READY WITH WARNINGS"
+    assert heldout.imported(_write(tmp_path, two))[0] == "READY WITH WARNINGS"
     # a channel over NET/Socket: the sockets carry traffic
     net = text + "\naliyun:82174:82401 [0] NCCL INFO Ring 00 : 3 -> 4 [send] via NET/Socket/0\n"
-    assert _imported(_write(tmp_path, net))[0] != "READY"
+    assert heldout.imported(_write(tmp_path, net))[0] != "READY"

@@ -11,26 +11,18 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import strip_launcher_prefix
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_81"
 
 HOROVOD = "horovod_0.19.3_tf_gloo_http_store_wait_timeout_50nodes_determined_hvd2015_cut.log"
 JAX = "jax_xla_coordination_service_task0_heartbeat_timeout_8gpu_jax23599_cut.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- Horovod's Gloo rendezvous on horovodrun's HTTP store --------------------------------------
@@ -39,12 +31,12 @@ def _text(name: str) -> str:
 def test_horovod_store_wait_timeout_is_not_ready_naming_rank_1_and_the_store() -> None:
     ev = _load(HOROVOD)
     assert ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     # the store's time-out is the finding; the "terminate called" line is no longer the only
     # thing said, as an unknown program's error
-    assert _above_info(outcome) == [("evidence-store-timeout", "critical")]
-    (item,) = _items(outcome, "evidence-store-timeout")
+    assert heldout.above_info(outcome) == [("evidence-store-timeout", "critical")]
+    (item,) = heldout.items(outcome, "evidence-store-timeout")
     assert item.startswith(
         "Rank 1 timed out waiting on Horovod's Gloo rendezvous store (horovodrun's HTTP store) "
         "for key(s) 0; the process then ended on signal 6 (SIGABRT: the uncaught "
@@ -74,9 +66,9 @@ def test_another_rank_and_the_newer_message_with_its_seconds(tmp_path: Path) -> 
         .replace("Wait timeout for key(s): 0", "Wait timeout after 30 seconds for key(s): 3")
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-store-timeout")
+    (item,) = heldout.items(outcome, "evidence-store-timeout")
     assert item.startswith(
         "Rank 17 timed out after 30 s waiting on Horovod's Gloo rendezvous store (horovodrun's "
         "HTTP store) for key(s) 3; the process then ended on signal 6"
@@ -88,9 +80,9 @@ def test_horovodruns_own_tag_without_determined_and_no_signal_line(tmp_path: Pat
     lines = [t.split("||  ", 1)[1] for t in _text(HOROVOD).splitlines()[:2]]
     lines = [t.replace("2020[1]", "2020[4]") for t in lines]
     ev = _write(tmp_path, "\n".join(lines) + "\n")
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-store-timeout")
+    (item,) = heldout.items(outcome, "evidence-store-timeout")
     assert item.startswith(
         "Rank 4 timed out waiting on Horovod's Gloo rendezvous store (horovodrun's HTTP store) "
         "for key(s) 0 ("
@@ -102,7 +94,7 @@ def test_another_ranks_signal_is_not_this_ranks_end(tmp_path: Path) -> None:
     lines = _text(HOROVOD).splitlines()
     lines[2] = lines[2].replace("2020[1]", "2020[5]")
     ev = _write(tmp_path, "\n".join(lines) + "\n")
-    (item,) = _items(_imported(ev)[1], "evidence-store-timeout")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-store-timeout")
     assert item.startswith("Rank 1 timed out") and "ended on signal" not in item
 
 
@@ -110,9 +102,9 @@ def test_a_healthy_horovod_determined_log_stays_ready(tmp_path: Path) -> None:
     prefix = "[2020-06-09T20:10:40Z] cf108822 [RUNNING] ||  Tue Jun  9 20:10:40 2020[1]<stdout>:"
     text = "".join(f"{prefix}Epoch 1/5 step {n}: loss 0.{n}1\n" for n in range(1, 6))
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     assert not [f for f in ev.failures if f["kind"] == "store_timeout"]
 
 
@@ -121,10 +113,10 @@ def test_a_healthy_horovod_determined_log_stays_ready(tmp_path: Path) -> None:
 
 def test_heartbeat_timeout_says_task_0_stopped_heartbeating_not_never_arrived() -> None:
     ev = _load(JAX)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-coordination-timeout", "critical")]
-    (item,) = _items(outcome, "evidence-coordination-timeout")
+    assert heldout.above_info(outcome) == [("evidence-coordination-timeout", "critical")]
+    (item,) = heldout.items(outcome, "evidence-coordination-timeout")
     assert "never arrived" not in item
     assert item == (
         "heartbeat time-out: task(s) 0 had connected, then sent no heartbeat for longer than "
@@ -136,7 +128,7 @@ def test_heartbeat_timeout_says_task_0_stopped_heartbeating_not_never_arrived() 
 def test_heartbeat_timeout_of_another_task(tmp_path: Path) -> None:
     text = _text(JAX).replace("task:0", "task:6")
     ev = _write(tmp_path, text)
-    (item,) = _items(_imported(ev)[1], "evidence-coordination-timeout")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-coordination-timeout")
     assert item.startswith("heartbeat time-out: task(s) 6 had connected, then sent no heartbeat")
 
 
@@ -152,5 +144,5 @@ def test_a_barrier_timeout_still_says_never_arrived(tmp_path: Path) -> None:
         "names:\n/job:jax_worker/replica:0/task:3\n"
     )
     ev = _write(tmp_path, text)
-    items = _items(_imported(ev)[1], "evidence-coordination-timeout")
+    items = heldout.items(heldout.imported(ev)[1], "evidence-coordination-timeout")
     assert any("task(s) 3 never arrived" in i for i in items)

@@ -12,15 +12,14 @@ from functools import partial
 from pathlib import Path
 
 from advisor.evidence.load import EvidenceFacts, load_paths
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_82"
 
 SLICE = "npu_smi_info_25_5_1_310p3_vnpu_container_limiter_8192mb_slice_cut_hami_volcano_blog.txt"
 
-_write = partial(_load_copy, name="copy.txt")
+_write = partial(heldout.load_copy, name="copy.txt")
 
 # the host's whole table of the same blog (set 715's healthy twin, "What we verified")
 HOST_TABLE = """\
@@ -61,9 +60,9 @@ def test_the_vnpu_excerpt_is_read_ready_and_its_slice_said() -> None:
         8192,
         0.0,
     )
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     said = dict(_said(ev))
     assert sorted(said) == [3, 5, 6, 7]
     assert said[3] == (
@@ -103,7 +102,7 @@ def test_another_slice_on_another_card_is_named_with_its_own_figures(tmp_path: P
         "memory limit 4096 MB, compute limit 30; npu-smi shows the container's soft-sliced "
         "vNPU, not the whole card (NPU 32769 chip 0: 1024 / 4096 MB, the slice's limit)",
     ) in (_said(ev))
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_a_limit_no_row_shows_is_said_without_naming_a_chip(tmp_path: Path) -> None:
@@ -123,7 +122,7 @@ def test_the_whole_table_under_the_limiter_stays_read_and_ready(tmp_path: Path) 
     assert (chip["npu"], chip["line"], chip["memory_total_mb"]) == (32768, 11, 8192)
     said = dict(_said(ev))
     assert sorted(said) == [3]  # the limiter only: no fragment, no cut
-    assert _imported(ev)[0] == "READY"
+    assert heldout.imported(ev)[0] == "READY"
 
 
 def test_the_rows_without_the_authors_mark_are_still_a_cut_copy(tmp_path: Path) -> None:
@@ -142,7 +141,7 @@ def test_an_unhealthy_chip_in_the_excerpt_is_not_ready(tmp_path: Path) -> None:
     assert ev.files[0].status == "read"
     (chip,) = ev.npu_chips
     assert chip["health"] == "Critical"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     assert any(
         "32768" in str(f.items) + f.message for f in outcome.findings if f.severity == "critical"

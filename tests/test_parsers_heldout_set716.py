@@ -10,10 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _load_copy
 
 HELDOUT = DATA / "evidence_heldout_82"
 
@@ -21,19 +20,13 @@ LOAD = "cann_plog_310p_pyacl_load_om_drv_mem_remote_map_ioctl_ret8_pcie_host_reg
 EXCEPTION = "cann_plog_310p_msame_real_task_exception_kernel_aicore_model_execute_0x91_ez9999_mte_ddr_out_of_range_device0_idx4750576588_cut.log"
 EL0005 = "acl_el0005_resources_busy_second_container_same_davinci0_ctxcreate_107001_valid_devid_range_0_0_idx27301462122.log"
 
-_write = partial(_load_copy, name="plog.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="plog.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _rules(ev: EvidenceFacts) -> tuple[str, list[str]]:
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     return level, sorted(f.rule_id for f in outcome.findings if f.severity != "info")
 
 
@@ -98,7 +91,7 @@ def test_el0005_names_device_107001_and_no_visible_device() -> None:
     assert "context on device 0 could not be created" in said
     assert "107001 = ACL_ERROR_RT_INVALID_DEVICEID (line 7)" in said
     assert "sees no device at all" in said and "line 5" in said
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-hccl-other-error"]
     assert "resources are busy" in str(finding.items[0])

@@ -10,11 +10,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
 from advisor.parsers import iperf, rdma
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_82"
 
@@ -22,15 +20,9 @@ POST_LIST = "perftest_ib_write_bw_post_list_roce_ib0_8b_60s_0_48gbps_7_5mpps_mes
 IPERF_ERROR = "iperf3_3_0_11_json_unable_to_connect_no_route_to_host_vlan_3101_iperf545.json"
 UMAD_DENIED = "sminfo_saquery_non_root_cant_open_umad_port_permission_denied_slimfly_cscs_notes.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- perftest: a post-list message-rate test -------------------------------------------------
@@ -39,10 +31,10 @@ def _text(name: str) -> str:
 def test_a_post_list_test_says_its_message_rate_at_its_result_row() -> None:
     ev = _load(POST_LIST)
     assert ev.files[0].formats == ["perftest"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []  # 0.48 Gb/s at 8 B is no shortfall
-    (item,) = _items(outcome, "evidence-rdma-perftest")
+    assert heldout.above_info(outcome) == []  # 0.48 Gb/s at 8 B is no shortfall
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest")
     assert (
         "RDMA_Write Post List BW: 0.48 Gb/s average at 8 B, 7.498617 Mpps (its message rate)"
         in item
@@ -85,8 +77,8 @@ def test_a_latency_test_cites_its_row_and_says_no_rate(tmp_path: Path) -> None:
         "---------------------------------------------------------------------------------------\n"
     )
     ev = _write(tmp_path, text)
-    _, outcome = _imported(ev)
-    (item,) = _items(outcome, "evidence-rdma-perftest")
+    _, outcome = heldout.imported(ev)
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest")
     assert "mlx5_1" in item and "1.8 us average at 2 B" in item and "Mpps" not in item
     assert item.endswith("line 6)")
 
@@ -97,10 +89,10 @@ def test_a_latency_test_cites_its_row_and_says_no_rate(tmp_path: Path) -> None:
 def test_iperf3_json_with_only_an_error_is_read_as_a_test_that_never_ran() -> None:
     ev = _load(IPERF_ERROR)
     assert ev.files[0].formats == ["iperf3"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert _above_info(outcome) == [("evidence-iperf3-unreached", "critical")]
-    (item,) = _items(outcome, "evidence-iperf3-unreached")
+    assert heldout.above_info(outcome) == [("evidence-iperf3-unreached", "critical")]
+    (item,) = heldout.items(outcome, "evidence-iperf3-unreached")
     assert "unable to connect to server: No route to host" in item
     assert "error - error -" not in item  # iperf3's own "error - " prefix said once
     assert "nothing was measured" in item and item.endswith("line 10)")
@@ -112,10 +104,10 @@ def test_iperf3_json_with_only_an_error_is_read_as_a_test_that_never_ran() -> No
 def test_iperf3_json_refused_is_a_failed_test_not_an_unreached_host(tmp_path: Path) -> None:
     text = _text(IPERF_ERROR).replace("No route to host", "Connection refused")
     ev = _write(tmp_path, text)
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     # (a refused connection: the server's host answered, no iperf3 listened; the project's
     # iperf_failed rule, not the unreached one)
-    assert [r for r, _ in _above_info(outcome)] == ["evidence-iperf3-failed"]
+    assert [r for r, _ in heldout.above_info(outcome)] == ["evidence-iperf3-failed"]
 
 
 def test_a_healthy_iperf3_json_beside_it_stays_read_and_ready(tmp_path: Path) -> None:
@@ -158,8 +150,8 @@ def test_a_healthy_iperf3_json_beside_it_stays_read_and_ready(tmp_path: Path) ->
 """
     ev = _write(tmp_path, healthy)
     assert ev.files[0].formats == ["iperf3"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []
     (run,) = iperf.parse(healthy)
     assert (run.sender_bps, run.receiver_bps, run.error) == (9.41e9, 9.40e9, "")
     # the same run without "connecting_to" (a server's -J) is still iperf3's
@@ -177,11 +169,11 @@ def test_a_healthy_iperf3_json_beside_it_stays_read_and_ready(tmp_path: Path) ->
 def test_sminfo_and_saquery_refused_the_umad_port_are_a_check_that_did_not_run() -> None:
     ev = _load(UMAD_DENIED)
     assert ev.files[0].formats == ["rdma"] and ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     # not "no subnet manager": the query never reached the fabric
-    assert _above_info(outcome) == [("evidence-mad-port-denied", "warning")]
-    sminfo_item, saquery_item = _items(outcome, "evidence-mad-port-denied")
+    assert heldout.above_info(outcome) == [("evidence-mad-port-denied", "warning")]
+    sminfo_item, saquery_item = heldout.items(outcome, "evidence-mad-port-denied")
     assert sminfo_item.startswith(
         "sminfo: sminfo failed: Failed to open '(null)' port '0' (line 3)"
     )
@@ -198,16 +190,16 @@ def test_sminfo_and_saquery_refused_the_umad_port_are_a_check_that_did_not_run()
 def test_another_user_and_host_read_the_same(tmp_path: Path) -> None:
     text = _text(UMAD_DENIED).replace("dphpc@slimflysmw", "alice@node17").replace("55250", "812")
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert [r for r, _ in _above_info(outcome)] == ["evidence-mad-port-denied"]
+    assert [r for r, _ in heldout.above_info(outcome)] == ["evidence-mad-port-denied"]
 
 
 def test_sminfo_alone_without_a_permission_word_stays_an_sminfo_failure(tmp_path: Path) -> None:
     text = "".join(_text(UMAD_DENIED).splitlines(keepends=True)[:3])
     ev = _write(tmp_path, text)
-    _, outcome = _imported(ev)
-    assert [r for r, _ in _above_info(outcome)] == ["evidence-sminfo-failed"]
+    _, outcome = heldout.imported(ev)
+    assert [r for r, _ in heldout.above_info(outcome)] == ["evidence-sminfo-failed"]
 
 
 def test_ibstats_own_panic_is_still_ibstats(tmp_path: Path) -> None:
@@ -226,5 +218,5 @@ def test_a_root_sminfo_answer_stays_ready(tmp_path: Path) -> None:
         "SMINFO_MASTER\n"
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
-    assert level == "READY" and _above_info(outcome) == []
+    level, outcome = heldout.imported(ev)
+    assert level == "READY" and heldout.above_info(outcome) == []

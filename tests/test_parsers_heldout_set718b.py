@@ -11,25 +11,18 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_82"
 
 READ_LAT = "ib_read_lat_mlx4_0_fdr_ib_lid1_to_lid4_2b_typical_1_79us_cpu_freq_not_max_storage01_ib_perf_notes_cut.txt"
 NPU_LINK = "lspci_vvv_ascend_910b4_d802_01_00_0_gen5_cap_lnksta_16gt_downgraded_devsta_correrr_unsupreq_cut.txt"
 
-_write = partial(_load_copy, name="copy.txt")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.txt")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -50,10 +43,10 @@ def test_a_healthy_read_latency_run_with_perftests_clock_line_is_ready_with_a_no
     # 1.80 us x 2400/1873.463 is 2.31 us, within the read test's 4.5 us
     assert (run["clock_skewed_latency_us"], run["clock_skewed_pass_us"]) == (2.31, 4.5)
     assert run["slow_latency_us"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
-    (item,) = _items(outcome, "evidence-rdma-perftest-cpu-clock-latency-sound")
+    assert heldout.above_info(outcome) == []
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-cpu-clock-latency-sound")
     assert "2400.000000 != 1873.463000 MHz" in item and item.endswith("line 20)")
     assert "latency at most 2.31 us at that ratio, within 4.5 us" in item
     # the parser's own note stays, at the line perftest printed it
@@ -76,9 +69,9 @@ def test_a_write_latency_that_the_clock_ratio_could_push_past_its_pass_value_is_
     ev = _write(tmp_path, text)
     run = ev.hca_ports[0]["perftest"]
     assert run["test"] == "RDMA_Write Latency" and run["clock_skewed_latency_us"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-cpu-clock", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-cpu-clock", "warning")]
 
 
 def test_a_wider_clock_gap_on_another_host_keeps_the_warning(tmp_path: Path) -> None:
@@ -90,15 +83,15 @@ def test_a_wider_clock_gap_on_another_host_keeps_the_warning(tmp_path: Path) -> 
     )
     ev = _write(tmp_path, text)
     assert ev.hca_ports[0]["perftest"]["clock_skewed_latency_us"] is None
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-rdma-perftest-cpu-clock", "warning")]
+    assert heldout.above_info(outcome) == [("evidence-rdma-perftest-cpu-clock", "warning")]
 
 
 def test_the_same_run_without_the_clock_line_is_ready_without_the_note(tmp_path: Path) -> None:
     lines = _text(READ_LAT).splitlines(keepends=True)
     ev = _write(tmp_path, "".join(line for line in lines if "Conflicting CPU" not in line))
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
     assert not [f for f in outcome.findings if "cpu-clock" in f.rule_id]
 
@@ -117,10 +110,10 @@ def test_an_ascend_npus_link_at_half_its_speed_is_a_warning_not_a_gpus_idle_down
         "slower than it can run"
     )
     assert "its width, x16, is full" in slow["exception_type"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
-    assert _above_info(outcome) == [("evidence-pcie-link-slow", "warning")]
-    (item,) = _items(outcome, "evidence-pcie-link-slow")
+    assert heldout.above_info(outcome) == [("evidence-pcie-link-slow", "warning")]
+    (item,) = heldout.items(outcome, "evidence-pcie-link-slow")
     assert item.startswith("01:00.0 ") and item.endswith("line 22)")
     said = _said(ev)
     assert not [note for _, note in said if "GPU lowers its link speed" in note]
@@ -151,7 +144,7 @@ def test_the_ascend_npus_full_speed_twin_stays_ready(tmp_path: Path) -> None:
     )
     ev = _write(tmp_path, text)
     assert ev.failures == []
-    level, _ = _imported(ev)
+    level, _ = heldout.imported(ev)
     assert level == "READY"
     assert not [note for _, note in _said(ev) if "device status reports" in note]
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _items, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_82"
 
@@ -23,15 +22,9 @@ NEURON = "neuron_nrt_ccom_aws_ofi_nccl_init_failed_efa_not_enabled_trn1_2node_al
 IFNAME = "nccl2_4_8_bootstrap_no_socket_interface_found_ifname_eno1_ddp_internal_error_cut.log"
 IB = "nccl_net_ib_completion_error4_vendor_err81_send_peer_7_247_232_133_b200_single_line.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 # --- Neuron's CCOM: the global communicator never created ------------------------------------
@@ -40,10 +33,10 @@ def _text(name: str) -> str:
 def test_neuron_global_communicator_not_created_is_not_ready_with_the_plugins_lines() -> None:
     ev = _load(NEURON)
     assert ev.files[0].status == "read"
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    assert ("evidence-neuron-comm-init-failed", "critical") in _above_info(outcome)
-    (item,) = _items(outcome, "evidence-neuron-comm-init-failed")
+    assert ("evidence-neuron-comm-init-failed", "critical") in heldout.above_info(outcome)
+    (item,) = heldout.items(outcome, "evidence-neuron-comm-init-failed")
     assert item.startswith(
         "pid 102203 (global device 1 of 2), root communicator 172.31.63.174:62128: "
         "nrt_load_collectives failed to create the global communicator, after aws-ofi-nccl: "
@@ -65,9 +58,9 @@ def test_another_device_and_root_are_read_from_the_line(tmp_path: Path) -> None:
         .replace("102203:102204", "7001:7002")
     )
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-neuron-comm-init-failed")
+    (item,) = heldout.items(outcome, "evidence-neuron-comm-init-failed")
     assert item.startswith("pid 7001 (global device 0 of 4), root communicator 10.0.0.9:45000: ")
 
 
@@ -76,19 +69,21 @@ def test_the_plugins_warns_without_the_runtimes_failure_are_not_a_failure(tmp_pa
     lines = _text(NEURON).splitlines(keepends=True)
     text = "".join(lines[:16]) + "test tests::test_instance_1 ... ok\n"
     ev = _write(tmp_path, text)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level != "NOT READY"
     assert not [f for f in ev.failures if f["kind"] == "neuron_comm_init_failed"]
-    assert "evidence-neuron-comm-init-failed" not in [r for r, _ in _above_info(outcome)]
+    assert "evidence-neuron-comm-init-failed" not in [r for r, _ in heldout.above_info(outcome)]
 
 
 # --- NCCL's bootstrap: the interface NCCL_SOCKET_IFNAME named --------------------------------
 
 
 def _bootstrap_item(ev: EvidenceFacts) -> str:
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = [i for i in _items(outcome, "evidence-nccl-warning") if "no socket interface" in i]
+    (item,) = [
+        i for i in heldout.items(outcome, "evidence-nccl-warning") if "no socket interface" in i
+    ]
     return item
 
 
@@ -120,9 +115,9 @@ def test_without_an_ifname_the_warning_says_none_was_found(tmp_path: Path) -> No
 
 def test_ib_completion_says_the_send_and_vendor_error() -> None:
     ev = _load(IB)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
-    (item,) = _items(outcome, "evidence-nccl-ib-completion-error")
+    (item,) = heldout.items(outcome, "evidence-nccl-ib-completion-error")
     assert item.startswith(
         "A process: from peer 7.247.232.133, IBV_WC_LOC_PROT_ERR (4), on a Send, vendor err 81 ("
     )
@@ -136,7 +131,7 @@ def test_a_recv_of_another_host_and_newer_shape_is_said_as_written(tmp_path: Pat
         "::ffff:10.1.2.4 remoteGids::ffff:10.1.2.3 hca mlx5_3\n"
     )
     ev = _write(tmp_path, text)
-    (item,) = _items(_imported(ev)[1], "evidence-nccl-ib-completion-error")
+    (item,) = heldout.items(heldout.imported(ev)[1], "evidence-nccl-ib-completion-error")
     assert item.startswith(
         "gpu-3 pid 912, device 5: from peer 10.1.2.3:40512, IBV_WC_RETRY_EXC_ERR (12), hca "
         "mlx5_3, on a Recv, vendor err 129 ("
@@ -145,5 +140,7 @@ def test_a_recv_of_another_host_and_newer_shape_is_said_as_written(tmp_path: Pat
 
 def test_a_completion_without_request_or_vendor_error_invents_neither(tmp_path: Path) -> None:
     text = "NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0\n"
-    (item,) = _items(_imported(_write(tmp_path, text))[1], "evidence-nccl-ib-completion-error")
+    (item,) = heldout.items(
+        heldout.imported(_write(tmp_path, text))[1], "evidence-nccl-ib-completion-error"
+    )
     assert "on a " not in item and "vendor err" not in item

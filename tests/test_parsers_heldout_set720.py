@@ -14,10 +14,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from advisor.evidence.load import EvidenceFacts, load_paths
+from advisor.evidence.load import EvidenceFacts
+from tests import heldout
 from tests.conftest import DATA
-from tests.test_parsers_heldout_set577 import _imported
-from tests.test_parsers_heldout_set591 import _above_info, _load_copy
 
 HELDOUT = DATA / "evidence_heldout_82"
 
@@ -29,15 +28,9 @@ XLA_NVLINK = (
 )
 PADDLE = "paddle_2_0_launch_utils_abort_4_trainers_rank3_aborted_aistudio_paddle33074.log"
 
-_write = partial(_load_copy, name="copy.log")
-
-
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
-
-
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_write = partial(heldout.load_copy, name="copy.log")
+_load = partial(heldout.load, HELDOUT)
+_text = partial(heldout.text, HELDOUT)
 
 
 def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
@@ -47,9 +40,9 @@ def _said(ev: EvidenceFacts) -> list[tuple[int | None, str]]:
 def test_libfabric_without_gdrcopy_under_torchrun_is_a_note_and_ready() -> None:
     ev = _load(GDRCOPY)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["log"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 1
     assert "could not start GDRCopy" in note and "process(es) 78 (local rank(s) 0)" in note
@@ -71,15 +64,15 @@ def test_gdrcopy_of_another_rank_untagged_and_beside_other_lines(tmp_path: Path)
     )
     ev = _write(tmp_path, failed)
     assert not any("could not start GDRCopy" in n for _, n in _said(ev))
-    assert _imported(ev)[0] != "READY"
+    assert heldout.imported(ev)[0] != "READY"
 
 
 def test_levanters_jax_distributed_start_is_read_with_devices_and_hosts() -> None:
     ev = _load(LEVANTER)
     assert ev.files[0].status == "read" and ev.files[0].formats == ["prechecks"]
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY"
-    assert _above_info(outcome) == []
+    assert heldout.above_info(outcome) == []
     ((line, note),) = _said(ev)
     assert line == 1
     assert "8 device(s) on 1 host(s)" in note and "no error" in note
@@ -93,7 +86,7 @@ def test_levanters_later_processes_wording_and_another_size(tmp_path: Path) -> N
 
 def test_paddles_aborted_trainer_is_not_ready_naming_rank_3() -> None:
     ev = _load(PADDLE)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "NOT READY"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-launcher-exit"]
     assert finding.severity == "critical"
@@ -106,7 +99,7 @@ def test_paddles_abort_of_two_ranks_names_each(tmp_path: Path) -> None:
     two = (
         _text(PADDLE).replace("rank=[3]", "rank=[2, 5]").replace("all 4 trainers", "all 8 trainers")
     )
-    level, outcome = _imported(_write(tmp_path, two))
+    level, outcome = heldout.imported(_write(tmp_path, two))
     assert level == "NOT READY"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-launcher-exit"]
     items = " ".join(str(i) for i in finding.items)
@@ -119,13 +112,13 @@ def test_paddles_launcher_terminating_without_abort_is_not_a_failed_rank(tmp_pat
         line for line in _text(PADDLE).splitlines(keepends=True) if "launch_utils.py:307]" in line
     )
     ev = _write(tmp_path, healthy)
-    _, outcome = _imported(ev)
+    _, outcome = heldout.imported(ev)
     assert not [f for f in outcome.findings if f.rule_id == "evidence-launcher-exit"]
 
 
 def test_a_long_unknown_error_line_keeps_its_tail_with_the_cause() -> None:
     ev = _load(XLA_NVLINK)
-    level, outcome = _imported(ev)
+    level, outcome = heldout.imported(ev)
     assert level == "READY WITH WARNINGS"
     (finding,) = [f for f in outcome.findings if f.rule_id == "evidence-log-error"]
     (item,) = [str(i) for i in finding.items]

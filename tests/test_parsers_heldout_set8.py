@@ -7,14 +7,16 @@ Samples: ``tests/data/evidence_heldout_12/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
+
 from advisor.parsers import logs, nvidia_smi
+from tests import heldout
 from tests.conftest import DATA
 
 HELDOUT = DATA / "evidence_heldout_12"
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
 def test_root_side_negotiation_time_out_with_its_connected_count() -> None:

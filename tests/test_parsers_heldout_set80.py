@@ -15,18 +15,20 @@ Samples: ``tests/data/evidence_heldout_25/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths
+from advisor.evidence.load import detect
 from advisor.parsers import ParseError, busbw_factor, logs, nccl_tests, npu_smi, rank_table
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings
 
 HELDOUT = DATA / "evidence_heldout_25"
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def _events(name: str) -> list[logs.LogEvent]:

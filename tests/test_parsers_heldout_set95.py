@@ -11,20 +11,21 @@ Samples: ``tests/data/evidence_heldout_26/`` (sources in ``tests/data/SOURCES.md
 
 from __future__ import annotations
 
-from advisor.evidence.load import EvidenceFacts, detect, load_paths, load_text
+from functools import partial
+
+from advisor.evidence.load import detect, load_text
 from advisor.parsers import hccn_tool, logs, nccl_tests, npu_smi, rank_table
+from tests import heldout
 from tests.conftest import DATA
 from tests.rules_facts import builtin_findings, finding_items
 
 HELDOUT = DATA / "evidence_heldout_26"
 
 
-def _text(name: str) -> str:
-    return (HELDOUT / name).read_text()
+_text = partial(heldout.text, HELDOUT)
 
 
-def _load(name: str) -> EvidenceFacts:
-    return load_paths([HELDOUT / name])
+_load = partial(heldout.load, HELDOUT)
 
 
 def test_a_note_beside_a_topology_row_is_no_cpu_affinity() -> None:
