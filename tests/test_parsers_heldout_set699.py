@@ -132,7 +132,12 @@ def test_a_broadcast_runs_busbw_is_said_in_the_gbytes_s_it_prints() -> None:
     (item,) = heldout.items(outcome, "evidence-benchmark-busbw")
     assert item.startswith(f"nccl-tests broadcast float32 over 8 ranks ({HELDOUT / BROADCAST}): ")
     # the footer's "Avg bus bandwidth : 64.8653" (line 52), the 8 GiB row's 232.81 (line 50)
-    assert "average busbw 518.9 Gbit/s, peak 1862.5 Gbit/s (64.8653 and 232.81 GB/s, " in item
+    # (set 717b: its in-place 234.70 GB/s, higher than the out-of-place peak, said beside it)
+    assert (
+        "average busbw 518.9 Gbit/s, peak 1862.5 Gbit/s out-of-place (in-place 1877.6 Gbit/s, "
+        "234.7 GB/s: higher, and nccl-tests' Avg bus bandwidth footer averages both halves) "
+        "(64.8653 and 232.81 GB/s, "
+    ) in item
 
 
 def test_another_broadcast_runs_figures_are_its_own(tmp_path: Path) -> None:

@@ -11795,6 +11795,10 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
             # for the default group)
             ev.call = f"{ev.call or where}; torch destroyed the group on its rank "
             ev.call += f"{destroyed.group('rank')} (the rank within that process group)"
+        if m.group("where2") and (run := _nccl_tests_run_said(lines, index)):
+            # which of several nccl-tests runs in one copy failed: its own command's GPUs and
+            # NCCL settings (the pattern across runs, P2P on or off, says more than one line)
+            ev.call = f"{ev.call or where} ({run})"
         if last is None and m.group("where2") and ev.host and ev.pid is not None:
             # nccl-tests' failure with no "Last error" block: that process's WARN and where NCCL's
             # own trace of the result starts in it (its INFO "transport/net_ib.cc:282 -> 2" lines), and the settings
@@ -11842,6 +11846,55 @@ def _nccl_call_failures(lines: list[tuple[int, str, int | None]], report: LogRep
         ParseWarning(line=no, message=f"{said} (torch's account of the failed call)", skipped=False)
         for said, no in versions.items()
     )
+
+
+# nccl-tests' run header (src/common.cu, run(): "# nThread %d nGpus %d minBytes ..."; older
+# releases "# nThreads: 1 nGpus: 4 ...")
+_NCCL_TESTS_RUN_HEADER_RE = re.compile(r"^\s{0,8}`?#\s{0,4}nThreads?:?\s{1,8}\d")
+# a nccl-tests binary on a command line: "./build/all_reduce_perf -b 8", "sendrecv_perf -g 2",
+# "all_reduce_perf_mpi" (the tests are built as <op>_perf, nccl-tests Makefile / README)
+_NCCL_TESTS_COMMAND_RE = re.compile(
+    r"(?<![\w-])[a-z]{1,20}(?:_[a-z]{1,20}){0,3}_perf(?:_mpi)?(?![\w.-])"
+)
+# the environment a command line sets for its run: "CUDA_VISIBLE_DEVICES=0,6 NCCL_P2P_DISABLE=1
+# sendrecv_perf ..." or mpirun's "-x NCCL_IB_HCA=mlx5_0"
+_RUN_ENV_RE = re.compile(
+    r"(?<![\w-])(?:CUDA_VISIBLE_DEVICES|NCCL_[A-Z0-9_]{1,60})=[^\s'\";|&]{0,200}"
+)
+# lines looked back from a failure to its run's header, and from the header to its command
+NCCL_TESTS_RUN_LINES = 4000
+NCCL_TESTS_COMMAND_LINES = 6
+
+
+def _nccl_tests_run_said(lines: list[tuple[int, str, int | None]], index: int) -> str | None:
+    """The nccl-tests run a failure at ``index`` belongs to, named by its own command line
+    ("the run of line 17: CUDA_VISIBLE_DEVICES=0,6 NCCL_P2P_DISABLE=1"): the nearest ``#
+    nThread`` header above it with no footer between (nccl-tests prints "# Avg bus bandwidth"
+    only once every rank returned success, src/common.cu run(), so a failure after a footer is
+    another run's), and the command line just above that header (a shell prompt's or a bare
+    one: the first line above it that is not blank nor a "#" line). None where the copy does
+    not hold that command line."""
+    header = None
+    for back in range(index - 1, max(-1, index - 1 - NCCL_TESTS_RUN_LINES), -1):
+        text = lines[back][1]
+        if "Avg bus bandwidth" in text or "Out of bounds values" in text:
+            return None
+        if "nThread" in text and _NCCL_TESTS_RUN_HEADER_RE.match(text):
+            header = back
+            break
+    if header is None:
+        return None
+    for back in range(header - 1, max(-1, header - 1 - NCCL_TESTS_COMMAND_LINES), -1):
+        no, text, _ = lines[back]
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        command = _NCCL_TESTS_COMMAND_RE.search(text)
+        if command is None:
+            return None  # the line above the header is something else: no command in the copy
+        settings = _RUN_ENV_RE.findall(text[: command.start()])
+        return f"the run of line {no}" + (f": {' '.join(settings)}" if settings else "")
+    return None
 
 
 def _xla_replica_of(
