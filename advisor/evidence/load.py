@@ -237,6 +237,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
                 rdma.RDMA_LINK_SIGNATURE,
                 rdma.SYSFS_PORTS_SIGNATURE,
                 rdma.SMINFO_SIGNATURE,
+                rdma.SA_BIND_FAILED_SIGNATURE,
             )
         ),
         re.M,
@@ -353,6 +354,9 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|ProcessGroup[NH]CCL preparing to dump debug info"
         r"|\] PostProcess\] This node could be redundant and is not successfully registered"
         r"|Start worker process with rank id:\s*\d+, log file:"
+        # the Neuron runtime's failure to create its collectives' global communicator
+        # (logs._NRT_GLOBAL_COMM_FAILED_RE), a copy of its ERROR lines without the CCOM WARNs
+        r"|\bERROR {1,10}NRT:\w{1,60} {1,80}failed to create global communicator\b"
         r"|\baclrt\w+ failed, ret = \d{6}\b|\baclrt\w+ failed: \d{6}\b"
         # the NPU black box's history.log, either form (logs._BBOX_HISTORY_RE)
         r"|system exception code ?\[0x[0-9A-Fa-f]{8}\]: (?:Device ?\[\d{1,4}\], )?ModuleName ?\["

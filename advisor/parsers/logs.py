@@ -2152,7 +2152,9 @@ def _parse_events(text: str) -> LogReport:
     if _NO_ALGO_WARN in text:
         _nccl_no_algorithm_bare(lines, report)
     _nccl_warnings(lines, report, comm_ranks)  # after the IB completions: it leaves their lines
-    if "CCOM WARN" in text:
+    # (the runtime's NRT line is the failure by itself: a copy of the ERROR lines alone, the
+    # CCOM WARNs that give its cause left out, is read too; those WARNs alone make no event)
+    if "global communicator" in text:
         _neuron_ccom_failures(lines, report)
     if "NCCL_IB_DISABLE" in text and "libibverbs" in text:
         _verbs_warnings_with_ib_off(lines, report)
@@ -32998,14 +33000,24 @@ def _mig_parted_failures(lines: list[tuple[int, str, int | None]], report: LogRe
         ),
         None,
     )
+    # (``pdsh -w gpu-node07 nvidia-mig-parted apply ...`` puts "gpu-node07: " before each line,
+    # which the anchored pattern does not allow: taken off where every line carries it, as
+    # ``_pdsh_smi_resets`` reads nvidia-smi -r's answers, the event naming the host)
+    hosts = pdsh_line_hosts((n, t) for n, t, _ in lines if not _PDSH_COMMAND_RE.match(t))
     for no, line, tagged in lines:
-        if "MIG configuration" not in line or (f := _MIG_PARTED_FATAL_RE.match(line)) is None:
+        if "MIG configuration" not in line:
+            continue
+        host = hosts.get(no)
+        if host is not None and (p := PDSH_BARE_RE.match(line)):
+            line = line[p.end() :]
+        if (f := _MIG_PARTED_FATAL_RE.match(line)) is None:
             continue
         refused = [
             ev
             for ev in report.events
             if ev.kind == "gpu_driver_error"
             and ev.line < no
+            and (host is None or ev.host in (None, host))
             and (ev.exception_type or "").startswith("nvidia-smi -r could not reset")
         ]
         buses: list[str] = []
@@ -33023,6 +33035,7 @@ def _mig_parted_failures(lines: list[tuple[int, str, int | None]], report: LogRe
                 line=no,
                 message=_quoted(line.strip()),
                 rank=tagged,
+                host=host,
                 library="nvidia-mig-parted",
                 exception_type=(
                     "nvidia-mig-parted did not apply the MIG configuration"
@@ -33052,8 +33065,15 @@ _MIG_DESTROY_RE = re.compile(
 def _mig_destroy_refused(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """A ``gpu_driver_error`` per MIG compute or GPU instance whose destroy was refused, naming
     the GPU, GPU instance and compute instance (the summary line after it is not a second one)."""
+    # (a pdsh copy's "host: " before each line, taken off as in ``_mig_parted_failures``)
+    hosts = pdsh_line_hosts((n, t) for n, t, _ in lines if not _PDSH_COMMAND_RE.match(t))
     for no, line, tagged in lines:
-        if "destroy" not in line or (m := _MIG_DESTROY_RE.match(line)) is None:
+        if "destroy" not in line:
+            continue
+        host = hosts.get(no)
+        if host is not None and (p := PDSH_BARE_RE.match(line)):
+            line = line[p.end() :]
+        if (m := _MIG_DESTROY_RE.match(line)) is None:
             continue
         if m.group("ci") is not None:
             named = (
@@ -33070,6 +33090,7 @@ def _mig_destroy_refused(lines: list[tuple[int, str, int | None]], report: LogRe
                 line=no,
                 message=_quoted(line.strip()),
                 rank=tagged,
+                host=host,
                 library="nvidia-smi mig",
                 exception_type=(
                     f"MIG destroy refused: {named}: {why}"

@@ -154,6 +154,14 @@ SMINFO_SIGNATURE = (
     r"|smpquery[ \t]+(?:-[\w-]+[ \t]+){0,4}(?:ND|NodeDesc|nd|nodedesc)\b[^\n]*\r?\n"
     r"[ \t]*Node Description:\."
 )
+# saquery's own failure to reach the SA, a copy holding it alone (no sminfo line above): its
+# IBWARN in infiniband-diags ibdiag_sa.c sa_get_handle ("umad_open_port on port %s:%d failed")
+# and saquery.c main's IBPANIC("Failed to bind to the SA") where sa_get_handle returns NULL
+# (libibmad's ibpanic puts "ibpanic: [pid] fn: " first and ": " strerror(errno) after)
+SA_BIND_FAILED_SIGNATURE = (
+    r"^[ \t]*ibwarn: \[\d{1,10}\] sa_get_handle: umad_open_port on port [^\s:]{0,80}:\d{1,6} failed"
+    r"|^[ \t]*ibpanic: \[\d{1,10}\] main: Failed to bind to the SA\b"
+)
 _NODE_DESC_RE = re.compile(r"^\s*Node Description:\.{1,32}(?P<desc>[^\n]{0,200}?)\s*$")
 _SMPQUERY_RE = re.compile(r"(?:^|[\s/$#])smpquery[ \t]+(?P<args>[^\n]{0,300})")
 # smpquery's flags that take a value (infiniband-diags ibdiag_common.c's common options: -C ca,
