@@ -2382,7 +2382,9 @@ def _parse_events(text: str) -> LogReport:
     _nvidia_tool_failures(lines, report)
     if "MIG configuration" in text:
         _mig_parted_failures(lines, report)
-    if "destroy compute instance" in text or "destroy gpu instance" in text:
+    # (nvidia-smi writes "Unable to destroy GPU instance ID  1 from GPU  0" with capitals, as
+    # _MIG_DESTROY_RE reads it: the gate takes any case too)
+    if _MIG_DESTROY_GATE_RE.search(text) is not None:
         _mig_destroy_refused(lines, report)
     # (a refused nvidia-smi -r whose GPU a later try reset: its note, evidence of a healthy GPU)
     resets_read = any(
@@ -10340,7 +10342,23 @@ def _nccl_warnings(
                 "--shm-size or --ipc=host)"
             )
         elif "no socket interface found" in text:
-            if (ifname := _socket_ifname_said(lines)) is not None:
+            ifname = _socket_ifname_said(lines)
+            if ifname is not None and ifname[0].startswith("^"):
+                # an exclusion list: NCCL's environment variables docs (NCCL_SOCKET_IFNAME,
+                # "Using the ^ symbol, NCCL will exclude interfaces starting with any prefix in
+                # that list. To match (or not) an exact interface name, begin the prefix string
+                # with the = character"): every interface with an address was one it excluded
+                exact = ifname[0].startswith("^=")
+                names = [n for n in ifname[0][2 if exact else 1 :].split(",") if n]
+                ev.exception_type = (
+                    f"NCCL_SOCKET_IFNAME={ifname[0]} (line {ifname[1]}) excludes the interfaces "
+                    + ("named " if exact else "starting with ")
+                    + " or ".join(names)
+                    + ", and no other interface of this host with an IP address was left, so "
+                    "NCCL's bootstrap had no interface to listen on: the host has no other "
+                    "interface up with an address (ip addr), or the list excludes the one to use"
+                )[:500]
+            elif ifname is not None:
                 ev.exception_type = (
                     f"NCCL_SOCKET_IFNAME={ifname[0]} (line {ifname[1]}) matched none of this "
                     "host's interfaces with an IP address (a prefix unless '=' makes it exact), "
@@ -20902,10 +20920,14 @@ _MODEL_TASK_EXCEPTION_RE = re.compile(
 _MODEL_LOAD_FAILED_RE = re.compile(r"\b(?P<call>aclmdlLoad\w{0,40}): [^\n]{0,120}?failed!")
 _LOAD_MODEL_OFFLINE_RE = re.compile(r"\bLoadModelOffline: [^\n]{0,300}?\bret:(?P<ret>\d+)")
 _GE_ERRNO_RE = re.compile(r"\bErrorNo: (?P<ret>\d+)\((?P<words>[^)\n]{1,80})\)")
-_DRV_DEVID_RE = re.compile(r"\bdevid=(\d+)")
+# (the driver writes "devid=0", the runtime's MallocPcieBarBuffer "dev_id=0.": the device either
+# first error named, when a copy cut above the driver's line starts at the runtime's)
+_DRV_DEVID_RE = re.compile(r"\bdev_?id=(\d{1,4})")
 PLOG_OUTCOME_LINES = 40
 DRV_BEGAN = "after the driver's error at line"
 """How an event of ``_drv_outcome`` names the driver's error it followed."""
+CUT_BEGAN = "the first ERROR line of this copy"
+"""How it names the runtime's or GE's first error it followed, in a copy cut above the driver's."""
 """How far under a driver's error the same process's task exception or failed model load may
 stand."""
 
@@ -20920,7 +20942,13 @@ def _drv_outcome(lines: list[tuple[int, str, int | None]], ev: LogEvent) -> LogE
         for no, t, tagged in lines[start + 1 : start + 1 + PLOG_OUTCOME_LINES]
         if ev.pid is None or f"({ev.pid}," in t
     ]
-    began = f"{DRV_BEGAN} {ev.line} ({ev.message[:160]})"
+    began = (
+        f"{DRV_BEGAN} {ev.line} ({ev.message[:160]})"
+        if ev.library == "DRV"
+        # (a copy cut above the driver's line: the first error left is the runtime's or GE's,
+        # the failure under it the same)
+        else f"after the {ev.library} error at line {ev.line}, {CUT_BEGAN} ({ev.message[:160]})"
+    )
     for index, (no, t, tagged) in enumerate(own):
         if (real := _REAL_TASK_EXCEPTION_RE.search(t)) is None:
             continue
@@ -21065,6 +21093,12 @@ def _cann_plog_errors(lines: list[tuple[int, str, int | None]]) -> list[LogEvent
                 found[pid] = outcome  # (what failed after the driver's error, which it names)
                 continue
             _runtime_follow_up(lines, ev)  # (the runtime's own ERROR lines are read below)
+        elif ev.library in ("RUNTIME", "GE") and (outcome := _drv_outcome(lines, ev)) is not None:
+            # a copy cut above the driver's line (review 68): the runtime's PCIe host register
+            # failure, or GE's asserts, first; the task exception or failed model load under it
+            # is the same failure the whole plog gives
+            found[pid] = outcome
+            continue
         if ev.library == "RUNTIME" and _runtime_task_exception(lines, ev):
             # a compute core's exception in a model operator, with nothing of HCCL's failing:
             # the device's exception, with its advice (the operator), not a communication error
@@ -21246,8 +21280,12 @@ def _device_layer_error(lines: list[tuple[int, str, int | None]], report: LogRep
     first = min(e.line for e in report.events)
     if any(e.call == "drvGetDevNum" and e.line == first for e in report.events):
         return  # no device to use, said first: the runtime's errors beside it likely follow
-    if any(DRV_BEGAN in (e.exception_type or "") for e in report.events):
-        return  # (the driver's first error is named in what failed after it: _drv_outcome)
+    if any(
+        DRV_BEGAN in (e.exception_type or "") or CUT_BEGAN in (e.exception_type or "")
+        for e in report.events
+    ):
+        return  # (the driver's, or the copy's, first error is named in what failed after it:
+        # _drv_outcome)
     # (another CANN module's first ERROR line, read as ``hccl_plog_error`` by
     # ``_cann_plog_errors``: a runtime's or driver's failure in another process of joined
     # plogs, is no failure of HCCL's)
@@ -33060,6 +33098,11 @@ _MIG_DESTROY_RE = re.compile(
     r" from gpu\s{1,4}(?P<gpu2>\d{1,3})): (?P<why>[^\n]{1,200}?)\s*$",
     re.IGNORECASE,
 )
+
+
+# whether a text holds an nvidia-smi mig -dci / -dgi refusal at all, in any case as nvidia-smi
+# writes it ("Unable to destroy GPU instance ID  1 from GPU  0: In use by another client")
+_MIG_DESTROY_GATE_RE = re.compile(r"destroy (?:compute|gpu) instance", re.IGNORECASE)
 
 
 def _mig_destroy_refused(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
