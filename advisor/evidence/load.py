@@ -2927,6 +2927,10 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         # a copy of one rank's traceback frames alone ("[rank8]:   File ..."): that rank raised
         # there (an untagged fragment says no more than that a program did: not read)
         formats = ["log"]
+    if not formats and logs.MLLOG_PREFIX in text and logs.has_mllog_run_stop(text):
+        # MLPerf's logger's records alone (a result log's end, its run_stop): read where no
+        # NCCL line beside them made the file a log (round WWWW set 726)
+        formats = ["log"]
     if not formats and logs.has_install_failure(text):
         formats = ["log"]  # an install's output that failed (a CANN installer's, dpkg's)
     if not formats and logs.has_package_installed(text):

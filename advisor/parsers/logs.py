@@ -1155,6 +1155,7 @@ def parse(text: str) -> LogReport:
         if success is None:
             raise
         report = LogReport()  # the run's own word that it succeeded, and no error line
+        _success_only_notes(text, success, report)
     if success is not None:
         _gone_past_success(report, success)
     _notes_beside_events(text, report)
@@ -1946,6 +1947,108 @@ def _mllog(line: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+def has_mllog_run_stop(text: str) -> bool:
+    """Whether ``text`` holds an MLLOG ``run_stop`` record that decodes (MLPerf's logger, a
+    result log however its lines are prefixed: Slurm's "  0: " task label)."""
+    return "run_stop" in text and any(
+        (record := _mllog(line)) is not None and record.get("key") == "run_stop"
+        for line in text.splitlines()
+        if MLLOG_PREFIX in line
+    )
+
+
+# MLPerf submitters' run_and_time.sh (mlcommons/training_results_v4.1, e.g. the llama2_70b_lora
+# one): after the training command returned 0, "ENDING TIMING RUN AT <date>" and
+# "RESULT,<name>,,<end - start in s>,<user>,<start>" (result=$(( $end - $start )), date +%s)
+_MLPERF_RESULT_RE = re.compile(
+    r"RESULT,(?P<name>[A-Z][A-Z0-9_.]{0,60}),,(?P<s>\d{1,9}),[^,\n]{0,60},(?P<start>[^\n]{1,40}?)\s*$"
+)
+# UCC's ucc_context_destroy (openucx/ucc src/core/ucc_context.c) prints "tl ctx <tl> is still in
+# use" for each transport context still referenced as it frees them: a process closing UCC at
+# exit (a WARN before ucc#931, 2024, lowered it to info), with the "[time] [host:pid:tid]"
+# prefix UCX's logger puts on it
+_UCC_STILL_IN_USE_RE = re.compile(
+    r"\[(?P<host>[\w.-]{1,100}):\d{1,10}:\d{1,6}\][ \t]{1,20}ucc_context\.c:\d{1,6}[ \t]{1,10}"
+    r"UCC[ \t]{1,10}WARN[ \t]{1,10}tl ctx (?P<tl>\w{1,40}) is still in use"
+)
+# Slurm's gpu/nvml plugin (SchedMD/slurm src/plugins/gpu/nvml/gpu_nvml.c,
+# _get_nvml_process_info) reads a step's GPU processes for its accounting in two NVML calls (the
+# count, then the list); NVML_ERROR_INSUFFICIENT_SIZE (7) on the second means processes started
+# between them, and that interval's GPU accounting is not gathered. Slurm logged it with error()
+# ("slurmstepd: error: NVML: Failed to get Compute running procs(7): Insufficient Size") until
+# commit 39b37849da (2023-08, in 23.02.5) made it a JAG debug-flag line for that reason.
+_SLURM_NVML_PROCS_RE = re.compile(
+    r"slurmstepd: error: NVML: Failed to get (?:Compute|Graphics) running procs\(7\): "
+    r"Insufficient Size"
+)
+
+
+def _success_only_notes(text: str, success: RunSuccess, report: LogReport) -> None:
+    """Notes of a log read only for its run's own word that it succeeded (no error line read
+    beside it: an MLPerf result log's end): the quality the run reached and its timed result,
+    UCC's contexts still referenced as its processes closed, slurmstepd's accounting sample that
+    NVML's process list outgrew."""
+    raw = text.splitlines()
+    accuracy: tuple[int, object] | None = None
+    for no, line in enumerate(raw[: success.line], start=1):
+        if "eval_accuracy" in line and (record := _mllog(line)) is not None:
+            if record.get("key") == "eval_accuracy":
+                accuracy = (no, record.get("value"))
+    if accuracy is not None and isinstance(accuracy[1], (int, float)):
+        report.unread.append(
+            ParseWarning(
+                line=success.line,
+                message=f"MLPerf's run ended in success: eval_accuracy {accuracy[1]:.4f} "
+                f"(line {accuracy[0]}) at its run_stop",
+                skipped=False,
+            )
+        )
+    ucc: dict[str, list[int]] = {}
+    for no, line in enumerate(raw, start=1):
+        if "RESULT," in line and (m := _MLPERF_RESULT_RE.search(line)):
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message=f"MLPerf's timing script: RESULT {m.group('name')} "
+                    f"{m.group('s')} s from its start ({m.group('start')}) to the training's "
+                    "end (printed once the training command returned)",
+                    skipped=False,
+                )
+            )
+        elif "is still in use" in line and (u := _UCC_STILL_IN_USE_RE.search(line)):
+            ucc.setdefault(u.group("host"), []).append(no)
+        elif "running procs(7)" in line and _SLURM_NVML_PROCS_RE.search(line):
+            report.unread.append(
+                ParseWarning(
+                    line=no,
+                    message="slurmstepd's GPU accounting (Slurm's gpu/nvml plugin): NVML's "
+                    "process list grew between its two calls (NVML_ERROR_INSUFFICIENT_SIZE, "
+                    "processes starting), so that interval's GPU usage was not gathered; Slurm "
+                    "23.02.5 and later log it only under the JAG debug flag: not the job's failure",
+                    skipped=False,
+                )
+            )
+    if ucc:
+        first = min(n for lines in ucc.values() for n in lines)
+        last = max(n for lines in ucc.values() for n in lines)
+        after = (
+            "after the run's run_stop, as its processes closed"
+            if first > success.line
+            else ("as its processes closed UCC")
+        )
+        report.unread.append(
+            ParseWarning(
+                line=first,
+                message=f"UCC's 'tl ctx ... is still in use' on {', '.join(sorted(ucc))} "
+                f"(lines {first}-{last}, {sum(map(len, ucc.values()))} line(s)): printed "
+                f"{after} (ucc_context_destroy freeing a transport context still referenced), "
+                "no failure",
+                skipped=False,
+            )
+        )
+    report.unread.sort(key=lambda w: w.line)
+
+
 # torch elastic's events, one JSON record a worker as its agent ends it (torch/distributed/
 # elastic/events: {"name": "torchelastic.worker.status.SUCCEEDED", "source": "WORKER",
 # "metadata": {"global_rank": 0, "state": "SUCCEEDED", "raw_error": null, ...}})
@@ -2670,6 +2773,8 @@ def _parse_events(text: str) -> LogReport:
                     # (kept the run's failure: the finding says which line named the error)
                     raised.code_name = CLUSTER_ERROR_BESIDE
                     raised.call = f"line {beside[0]}: {_quoted(beside[1])}"
+            if raised.kind == "python_exception" and raised.rank is not None:
+                _other_ranks_raised(lines, raised)
             report.events.append(raised)
             if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                 # the exception, then the shell's "Killed": the program did not end by itself
@@ -23738,6 +23843,40 @@ def _user_code_error_above(lines: list[tuple[int, str, int | None]], line: int) 
     a launcher killing its workers below it (DeepSpeed's "Killing subprocess") follows it."""
     raised = python_exception([t for t in lines if t[0] < line])
     return raised is not None and raised.exception_type in _USER_CODE_ERRORS
+
+
+OTHER_RANKS_NAMED = 8
+"""How many other ranks' own exceptions a python_exception names beside its own (the rest
+counted)."""
+
+
+def _other_ranks_raised(lines: list[tuple[int, str, int | None]], raised: LogEvent) -> None:
+    """Name, beside ``raised`` (the first tagged rank's exception), the exception each other
+    rank's own traceback ends in, where torch's ``[rankN]:`` tag marks tracebacks of several
+    ranks (set 726's llama_pipeline log: rank 1's ValueError at line 44, rank 0's own, another
+    parameter, at line 60): read as one rank's, the copy said that only one rank failed."""
+    own: dict[int, tuple[int, str]] = {}
+    for index, (_, line, tagged) in enumerate(lines):
+        if (
+            tagged is None
+            or tagged == raised.rank
+            or tagged in own
+            or TRACEBACK_HEADING not in line
+            or (other := python_exception(lines[index:])) is None
+            # (the first exception below this heading is this rank's: its traceback's end)
+            or other.rank != tagged
+        ):
+            continue
+        own[tagged] = (other.line, other.message)
+    if not own:
+        return
+    said = [
+        f"rank {rank} raised its own at line {at}: {message}"
+        for rank, (at, message) in sorted(own.items())[:OTHER_RANKS_NAMED]
+    ]
+    if len(own) > OTHER_RANKS_NAMED:
+        said.append(f"and {len(own) - OTHER_RANKS_NAMED} more rank(s) their own")
+    raised.exception_type = f"{raised.exception_type}: {'; '.join(said)}"
 
 
 def _other_traceback_error(
