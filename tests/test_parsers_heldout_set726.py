@@ -72,6 +72,23 @@ def test_an_aborted_run_stop_is_not_said_to_be_a_success(tmp_path: Path) -> None
     ev = _write(tmp_path, _text(MLLOG).replace('"status": "success"', '"status": "aborted"'))
     assert not [f for f in ev.failures if f["kind"] == "run_success"]
     assert not [n for _, n in heldout.notes(ev) if "ended in success" in n]
+    # the run's own word that it stopped without success: a warning naming its run_stop line
+    level, outcome = heldout.imported(ev)
+    assert level == "READY WITH WARNINGS"
+    (item,) = heldout.items(outcome, "evidence-run-aborted")
+    assert item.startswith('MLPerf\'s run_stop, status "aborted": the run stopped before')
+    assert item.endswith("line 5)")
+
+
+def test_an_aborted_trial_followed_by_a_successful_one_is_the_success(tmp_path: Path) -> None:
+    lines = _text(MLLOG).splitlines(keepends=True)
+    aborted = lines[4].replace('"status": "success"', '"status": "aborted"')
+    # an earlier trial's aborted end, then the next trial's run_start (the same record's form)
+    start = lines[4].replace('"key": "run_stop"', '"key": "run_start"')
+    ev = _write(tmp_path, "".join([aborted, start, *lines]))
+    level, outcome = heldout.imported(ev)
+    assert not [f for f in outcome.findings if f.rule_id == "evidence-run-aborted"]
+    assert [f for f in ev.failures if f["kind"] == "run_success"]
 
 
 def test_ucc_lines_before_run_stop_are_not_called_its_teardown(tmp_path: Path) -> None:

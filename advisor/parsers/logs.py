@@ -1149,15 +1149,20 @@ def parse(text: str) -> LogReport:
     names a host, no HCCL plog line is there (an NCCL_DEBUG=INFO log or an HCCL plog of a
     healthy run is evidence too) and the run did not say it succeeded."""
     success = _run_success(text)
+    aborted = _mllog_aborted(text) if success is None else None
     try:
         report = _parse_events(text)
     except ParseError:
-        if success is None:
+        if success is None and aborted is None:
             raise
-        report = LogReport()  # the run's own word that it succeeded, and no error line
-        _success_only_notes(text, success, report)
+        report = LogReport()  # the run's own word that it succeeded (or stopped), no error line
+        if success is not None:
+            _success_only_notes(text, success, report)
     if success is not None:
         _gone_past_success(report, success)
+    if aborted is not None:
+        report.events.append(aborted)
+        report.events.sort(key=lambda e: e.line)
     _notes_beside_events(text, report)
     return report
 
@@ -2114,6 +2119,36 @@ def _run_success(text: str) -> RunSuccess | None:
             start=start, line=no, said=f'MLPerf\'s run_stop, status "success"{where}'
         )
     return found
+
+
+def _mllog_aborted(text: str) -> LogEvent | None:
+    """MLPerf's last run_stop in ``text`` when its status is not "success" (ABORTED: the run
+    stopped before its quality target, mlcommons/training compliance/mllog/constants.py) and no
+    run started after it: the run's own word that it did not succeed."""
+    if "run_stop" not in text:
+        return None
+    stopped: LogEvent | None = None
+    for no, line in enumerate(text.splitlines(), start=1):
+        if MLLOG_PREFIX not in line or (record := _mllog(line)) is None:
+            continue
+        key = record.get("key")
+        if key in _MLLOG_STARTS:
+            stopped = None  # a later trial started: an earlier one's end is not the log's
+        elif key == "run_stop":
+            given = record.get("metadata")
+            meta: dict[str, Any] = given if isinstance(given, dict) else {}
+            status = str(meta.get("status", "")).lower()
+            if status == "success":
+                stopped = None
+            elif stopped is None:  # (every rank may print it: the first one's line)
+                stopped = LogEvent(
+                    kind="run_aborted",
+                    line=no,
+                    message=f'MLPerf\'s run_stop, status "{status or "none given"}": the run '
+                    "stopped before it reached its quality target",
+                    library="MLPerf",
+                )
+    return stopped
 
 
 # torchtitan's logger at the end of its training loop, as its run logs print it ("[rank0]:[titan]
