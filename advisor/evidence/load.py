@@ -2350,6 +2350,32 @@ def _code_span_around(text: str) -> str | None:
     return spans if n else None
 
 
+# an npu-smi command line of its own, uncommented ("npu-smi info -l", "sudo npu-smi info -t
+# health -i 1"), with no comment after it
+_NPU_SMI_COMMAND_LINE_RE = re.compile(
+    r"[ \t]{0,20}(?:sudo[ \t]+)?npu-smi[ \t]+[a-z][\w-]{0,40}(?:[ \t][^\n#]{0,200})?"
+)
+
+
+def _commented_npu_smi(text: str) -> tuple[str, int] | None:
+    """``text`` with the '#' (and one blank after it) taken off each line of the run of '#'
+    lines right under an uncommented npu-smi command line, and how many; None when there is
+    none. Notes that comment a command's output under it ("npu-smi info -l" over "# Total Count
+    : 4"): the command ran, the lines under it are what it printed. A '#' line under anything
+    else (a blank line, prose, another command) stays a comment."""
+    lines = text.split("\n")
+    under = False  # in the run of '#' lines right under an npu-smi command line
+    taken = 0
+    for at, line in enumerate(lines):
+        if under and line.startswith("#"):
+            body = line[1:]
+            lines[at] = body[1:] if body.startswith(" ") else body
+            taken += 1
+            continue
+        under = _NPU_SMI_COMMAND_LINE_RE.fullmatch(line.rstrip()) is not None
+    return ("\n".join(lines), taken) if taken else None
+
+
 def _unwrap(text: str) -> tuple[str, list[str], list[str]]:
     """``text`` without what a copy wrapped around the output (each line kept, so line numbers
     hold): Windows line ends, a page's odd spaces and escaped markup, a log collector's prefix
@@ -2405,6 +2431,12 @@ def _unwrap(text: str) -> tuple[str, list[str], list[str]]:
             notes.append(
                 f"{n} line(s) whose leading '#' was escaped for Markdown ('\\#') read as '#'"
             )
+    if "npu-smi" in text and "\n#" in text and (under_command := _commented_npu_smi(text)):
+        text, n = under_command
+        notes.append(
+            f"{n} line(s) of npu-smi output written as '#' comments under their uncommented "
+            "npu-smi command line read as the output"
+        )
     if label := _COPY_LABEL_RE.match(text):
         # a page's copy button pasted with the block ("Copy{", "Copy code"): not the output's
         text = text[: label.start(1)] + text[label.end(1) :]
@@ -4272,6 +4304,14 @@ _PROC_MEM_RE = re.compile(
 )
 QUERY_FIGURES_SAID = 8
 """How many of an npu-smi -t answer's figures its note repeats."""
+SETTING_SAID = {
+    "sys-time": "the chip's clock in the host's local time zone, not its health: not judged",
+    "tls-cert-period": "the TLS certificate's expiry-alarm threshold, a setting, not the NPU's "
+    "health: not judged",
+    "sys-log-info": "the syslog dump's configuration (its persistence mode, capacity level and "
+    "path), a setting, not the NPUs' health: not judged",
+}
+"""What the settings answers of Ascend 950's npu-smi are (npu_smi.SETTING_QUERIES, by type)."""
 KMS_SERVICE_KEYS = frozenset({"service auto startup", "service running status"})
 """``npu-smi info -t key-manage``'s keys (the KMSAgent key-management service)."""
 
@@ -4653,6 +4693,9 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                     "the service's state, not the NPUs' health (Disable and Stop are its "
                     "defaults in npu-smi's reference): not judged"
                 )
+            if setting := SETTING_SAID.get(answer.type):
+                # -t sys-time, -t tls-cert-period, -t sys-log-info (npu_smi.SETTING_QUERIES)
+                judged = setting
             pairs = [
                 (key, values[0])
                 for key, values in answer.fields.items()
@@ -4682,6 +4725,17 @@ def _npu_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
             )
             continue
         codes = " ".join(answer.fields.get("Error Code", [])).split()
+        if answer.type == "health" and health.upper() == "OK" and not codes:
+            # (an answer under its own "npu-smi info -t health" line: its NPU's health said, as
+            # the chip is read; a health other than OK is the rules' to judge)
+            npu = f" of NPU {answer.npu}" if answer.npu is not None else ""
+            notes.append(
+                ParseWarning(
+                    line=answer.lines.get("Health", answer.lines.get("Health Status", answer.line)),
+                    message=f"npu-smi info -t health{npu}: Health OK",
+                    skipped=False,
+                )
+            )
         out.npu_chips.append(
             {
                 **{f.name: None for f in fields(npu_smi.NpuChip)},

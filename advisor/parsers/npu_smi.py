@@ -848,6 +848,20 @@ def parse_topo(text: str) -> Topology:
 # codes and their texts); ``-t usages``, ``-t board``, ``-t memory`` ... answer figures with no
 # health in them. The form is that of npu-smi's outputs the MindCluster fault-diagnosis test data
 # keeps (Ascend/mind-cluster, ascend-faultdiag, kg_parse/npu_info_after.txt).
+SETTING_QUERIES = {
+    # Ascend 950's npu-smi reference (hicann/driver, docs/en/Ascend_950_npu-smi), each answer a
+    # setting or a clock, no health in it: "Querying the System Time of a Device" (``-t sys-time
+    # -i N``: "System Time(local)", the chip's time in the host's local time zone), "Querying the
+    # Certificate Expiration Threshold" (``-t tls-cert-period -i N``: "Certificate validity
+    # period", the TLS certificate's expiry-alarm threshold, "90 days" in its example) and
+    # "Querying the Log Dumping Configuration" (``-t sys-log-info``: the syslog dump's
+    # persistence mode "recover mode" disable or enable, its capacity level "gear" and its path)
+    "System Time(local)": "sys-time",
+    "Certificate validity period": "tls-cert-period",
+    "Current syslog dump config recover mode": "sys-log-info",
+}
+"""The first key of each settings answer, and the ``-t`` type it answers (an answer copied
+without its command line is known by it)."""
 _QUERY_KEYS = (
     "Health Status",
     "NPU ID",
@@ -875,6 +889,8 @@ _QUERY_KEYS = (
     # status Running or Stop, Disable and Stop its defaults; no NPU named
     "service auto startup",
     "service running status",
+    # -t sys-time, -t tls-cert-period, -t sys-log-info: settings (SETTING_QUERIES)
+    *SETTING_QUERIES,
 )
 """Keys only npu-smi's answers print ("Board ID" is left out: nvidia-smi -q prints one too): an
 answer holds one of them, and a line of one, padded to npu-smi's column, marks the format."""
@@ -894,6 +910,9 @@ QUERY_SIGNATURE = (
     # an answer copied with its padding squeezed to one blank ("NPU ID : 2" over "Product Name :
     # IT21PDDA011", a forum's copy of -t board): its first key over the next only npu-smi prints
     r"|^[ \t]*NPU ID[ \t]+:[ \t]*\d+[ \t]*\r?\n[ \t]*(?:Product Name|Chip ID)[ \t]+:[ \t]*\S"
+    # -t sys-log-info pads its longest key with one blank only ("Current syslog dump config
+    # recover mode : disable"): its keys are npu-smi's own, so one blank is enough
+    r"|^[ \t]*Current syslog dump config (?:recover mode|gear|path)[ \t]+:[ \t]*\S"
 )
 # the key padded to npu-smi's column: at least one blank before the colon ("Usage: npu-smi ..."
 # and "Version=..." lines of a collection file are not answers)
@@ -983,7 +1002,7 @@ def parse_query(text: str) -> list[NpuQuery]:
             current = NpuQuery(type=current.type, npu=current.npu, chip=None, line=no)
             answers.append(current)
         if current is None:
-            kind, npu, chip = asked or ("", None, None)
+            kind, npu, chip = asked or (SETTING_QUERIES.get(key, ""), None, None)
             current = NpuQuery(type=kind, npu=npu, chip=chip, line=no)
             answers.append(current)
         current.fields.setdefault(key, []).append(value)
