@@ -375,10 +375,11 @@ def bench_table(**values: Any) -> dict[str, Any]:
     fields = (
         "source tool op ranks hosts dtype algorithm complete time_stat avg_busbw_gbps "
         "footer_avg_busbw_gbps peak_busbw_gbps wrong_total failed_checks results npus_per_node "
-        "min_bytes max_bytes sizes_asked progress solo_hosts one_rank busbw_drops checks_left_out"
+        "min_bytes max_bytes sizes_asked progress solo_hosts one_rank busbw_drops checks_left_out "
+        "shared_gpus"
     )
     base = dict(source="nccl.txt", tool="nccl-tests", op="all_reduce", ranks=16, complete=True,
-                solo_hosts=[], one_rank=False, busbw_drops=[], checks_left_out=False,
+                solo_hosts=[], one_rank=False, busbw_drops=[], checks_left_out=False, shared_gpus=[],
                 avg_busbw_gbps=150.0, peak_busbw_gbps=180.0, wrong_total=0, failed_checks=[],
                 results=[{"op": "all_reduce", "bytes": 1048576, "in_place": False, "busbw_gbps": 150.0, "wrong": 0}])  # fmt: skip
     return _item(fields, **{**base, **values})

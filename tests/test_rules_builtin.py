@@ -724,6 +724,10 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("evidence-nccl-tests-solo-runs", "nccl",
      {"evidence.benchmarks": [bench_table(ranks=1, solo_hosts=["node-a", "node-b"], results=[])]},
      {"evidence.benchmarks": [bench_table()]}, {}),
+    ("evidence-nccl-tests-shared-gpu", "nccl",
+     {"evidence.benchmarks": [bench_table(ranks=2, shared_gpus=[
+         {"host": "lab", "device": "0", "bus": "0000:02:00", "ranks": [0, 1], "lines": [5, 6]}])]},
+     {"evidence.benchmarks": [bench_table(ranks=2)]}, {}),
     ("evidence-benchmark-busbw-drop", "nccl",
      {"evidence.benchmarks": [bench_table(busbw_drops=[
          {"in_place": False, "from_bytes": 2 << 30, "to_bytes": 16 << 30, "best_bytes": 512 << 20,
@@ -799,6 +803,10 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("evidence-gpu-pcie-width-low", "nccl",
      {"evidence.gpus": [smi_gpu(query="q", pcie_width_lanes={"Max": 16, "Current": 8}, pcie_width_low=True)]},
      {"evidence.gpus": [smi_gpu(query="q", pcie_width_lanes={"Max": 16, "Current": 16})]}, {}),
+    ("evidence-gpu-pcie-width-below-peers", "nccl",
+     {"evidence.gpus": [smi_gpu(gpu=1, pcie_width_lanes={"Current": 4}, pcie_width_peer_lanes=16,
+                                pcie_width_peer=0)]},
+     {"evidence.gpus": [smi_gpu(gpu=1, pcie_width_lanes={"Current": 16}, pcie_width_peer_lanes=None)]}, {}),
     ("evidence-gpu-mig-mode", "nccl",
      {"evidence.mig_gpus": [{"source": "nvidia-smi-L.txt", "line": 3, "gpu": 2,
                              "name": "NVIDIA A100-SXM4-80GB", "mig": ["3g.40gb", "3g.40gb"]}]},

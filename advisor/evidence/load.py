@@ -921,7 +921,9 @@ class EvidenceFacts:
     ``file name`` (``all_reduce_perf.log``), ``columns`` (nccl-tests' redop, root, size against
     count and in-place check cells, ``parsers.nccl_tests.op_from_columns``) or ``none``;
     ``solo_hosts``: nccl-tests processes that each ran the test alone (their own header and
-    ``Rank 0``: the binary was built without MPI), empty otherwise;
+    ``Rank 0``: the binary was built without MPI), empty otherwise; ``shared_gpus``: GPUs two or
+    more ranks of one nccl-tests device list stand on (one host and bus id:
+    ``parsers.nccl_tests._shared_gpus``), empty otherwise;
     ``hosts_complete``: ``hosts`` are every rank's, so ranks over hosts is the cluster's shape;
     ``busbw_drops``: sizes whose busbw fell under half of what a smaller size reached,
     ``busbw_drops()``; ``checks_left_out``: the copy left out its check columns, so no size's
@@ -3387,6 +3389,7 @@ def _nccl(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWa
                 op_from=op_from,
                 hosts_complete=parsed.hosts_complete,
                 solo_hosts=parsed.solo_hosts,
+                shared_gpus=parsed.shared_gpus,
                 checks_left_out=table.checks_left_out,
                 # (a run that listed no rank has none of the other runs' GPUs)
                 gpu_models={} if table.run_unlisted else dict(Counter(parsed.gpu_models.values())),
@@ -3782,6 +3785,7 @@ def _benchmark(
     op_from: str = "log",
     hosts_complete: bool = True,
     solo_hosts: list[str] | None = None,
+    shared_gpus: list[dict[str, Any]] | None = None,
     checks_left_out: bool = False,
     gpu_models: dict[str, int] | None = None,
     nccl_version: str | None = None,
@@ -3834,6 +3838,7 @@ def _benchmark(
         "op_from": op_from,
         "hosts_complete": hosts_complete,
         "solo_hosts": solo_hosts or [],
+        "shared_gpus": shared_gpus or [],
         "one_rank": one_rank,
         "busbw_drops": busbw_drops(results),
         "checks_left_out": checks_left_out,
@@ -5942,9 +5947,12 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
         _samples_unread(e.samples, source, out)
         return [ParseWarning(line=e.line, message=_samples_said(e.samples), skipped=False)]
     parsed = read.gpus
+    _width_against_peers(parsed)
     gpus = [_smi_gpu(gpu, source, gpu.driver_version, "") for gpu in parsed]
     out.gpus.extend(gpus)
     notes = list(read.notes)  # (a loop's samples of the same GPUs, said with their ranges)
+    if (idle_gen := _idle_link_gen(parsed)) is not None:
+        notes.append(idle_gen)
     masks: dict[str, list[nvidia_smi.SmiGpu]] = {}  # a masks' reading → the GPUs it is of
     for gpu in parsed:
         if (history := _memory_history(gpu)) is not None:
@@ -5984,6 +5992,59 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
 
 
 _MASK_KINDS = {"active": "in force", "supported": "it can report"}
+
+
+def _width_against_peers(parsed: list[nvidia_smi.SmiGpu]) -> None:
+    """A ``--query-gpu`` copy that asked ``pcie.link.width.current`` and not ``.max``: each GPU
+    whose current link is narrower than the widest of the copy's other GPUs gets that width and
+    GPU (pcie_width_peer_lanes, judged by evidence-gpu-pcie-width-below-peers). Without the max
+    the GPU's own link is not known; its peers in the same copy, read at the same moment, are
+    the nearest measure. (The width is compared, not the generation: the GPUs lower it at idle.)"""
+    if any("Max" in g.pcie_width_lanes for g in parsed):
+        return  # the max asked: evidence-gpu-pcie-width-low judges each GPU against its own
+    widths = [
+        (g.pcie_width_lanes["Current"], g.gpu) for g in parsed if "Current" in g.pcie_width_lanes
+    ]
+    if len({gpu for _, gpu in widths}) < 2:
+        return
+    for g in parsed:
+        if "Current" not in g.pcie_width_lanes:
+            continue
+        others = [(lanes, gpu) for lanes, gpu in widths if gpu != g.gpu]
+        lanes, peer = max(others)
+        if g.pcie_width_lanes["Current"] < lanes:
+            g.pcie_width_peer_lanes, g.pcie_width_peer = lanes, peer
+
+
+def _idle_link_gen(parsed: list[nvidia_smi.SmiGpu]) -> ParseWarning | None:
+    """A note where GPUs of a ``--query-gpu`` copy in a low performance state (P8 or lower) show
+    their current PCIe generation below its max (or no max asked): nvidia-smi's --help-query-gpu
+    says pcie.link.gen.current "may be reduced when the GPU is not in use", so the generation
+    then says nothing of the link (read it again under load)."""
+    idle = [
+        g
+        for g in parsed
+        if "Current" in g.pcie_gen
+        and ("Max" not in g.pcie_gen or g.pcie_gen["Current"] < g.pcie_gen["Max"])
+        and g.pstate[1:].isdigit()
+        and int(g.pstate[1:]) >= IDLE_PSTATE
+    ]
+    if not idle:
+        return None
+    return ParseWarning(
+        line=idle[0].line,
+        message="nvidia-smi --query-gpu: "
+        + ", ".join(f"GPU {g.gpu} at PCIe Gen{g.pcie_gen['Current']} in {g.pstate}" for g in idle)
+        + ": a GPU in a low performance state may lower its link's generation (nvidia-smi "
+        "--help-query-gpu: the current figures 'may be reduced when the GPU is not in use'); "
+        "read it again under load; not a fault",
+        skipped=False,
+    )
+
+
+IDLE_PSTATE = 8
+"""The P-state from which a GPU counts as at rest for its link's generation (--help-query-gpu's
+pstate: P0 maximum performance to P12 minimum; P8 and lower are the low-power states)."""
 
 
 def _smi_link_idle(gpu: nvidia_smi.SmiGpu) -> list[ParseWarning]:

@@ -20046,7 +20046,25 @@ def _kubelet_failures(lines: list[tuple[int, str, int | None]], report: LogRepor
 FABRIC_MANAGER_SIGNATURE = (
     r"\bnv-fabricmanager(?:-start\.sh)?\[\d+\]: |\bnvidia-fabricmanager\.service\b"
     r"|NVIDIA fabric manager service"
+    # its own log lines copied without journald's PID ("nv-fabricmanager: NodeId 0 partition id
+    # 57082 is activated."): the ones that say the fabric came up
+    r"|\bnv-fabricmanager: (?:NodeId \d+ partition id \d+ is activated"
+    r"|Successfully configured all the available GPUs and NVSwitches)"
 )
+# Fabric Manager's word that it set the fabric up: its GlobalFabricManager logs
+# FM_SYSLOG_NOTICE("Successfully configured all the available GPUs and NVSwitches ...") once
+# every switch and GPU of the node is programmed, after which NVLink peer access is allowed
+# (the public FM sources, "sendInitDoneToAllFabricNodes(); FM_SYSLOG_NOTICE(...)"; a journal on
+# an NVL5 node: "nv-fabricmanager[31082]: NodeId 0 partition id 57082 is activated." then
+# "... Successfully configured all the available GPUs and NVSwitches to route NVLink traffic.")
+_FM_CONFIGURED_RE = re.compile(
+    r"\bnv-fabricmanager(?:\[\d+\])?: (?:\[[^\]\n]{0,40}\] ){0,3}"
+    r"Successfully configured all the available GPUs and NVSwitches"
+)
+_FM_PARTITION_RE = re.compile(r"\bNodeId (?P<node>\d+) partition id (?P<part>\d+) is activated")
+# the NVLink subnet manager (OpenSM under nvlsm on NVL5 systems, Fabric Manager's guide: "What is
+# NVLink Subnet Manager?") taking the fabric: "OpenSM[31060]: Entering MASTER state"
+_FM_SM_MASTER_RE = re.compile(r"\bOpenSM\b[^\n]{0,80}?\bEntering MASTER state")
 _FM_NOTHING_RE = re.compile(r"\[NV_WARN_NOTHING_TO_DO\]")
 # its start script's own word: '"/usr/bin/nv-fabricmanager -c ..." failed! Exit code: 1'
 _FM_FAILED_RE = re.compile(r'"\S*nv-fabricmanager\b[^"]*" failed! Exit code: (?P<code>\d+)')
@@ -20107,6 +20125,9 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
     on: str | None = None  # the host the last prompt's command ran on ("ssh hgx-02 systemctl")
     on_line: dict[int, str | None] = {}  # each line's ``on``
     block_of: dict[int, int] = {}  # a systemctl state's failure's line: its block
+    configured: list[tuple[int, str | None]] = []  # FM's "Successfully configured": line, host
+    partitions: list[tuple[int, str, str]] = []  # "partition id N is activated": line, node, id
+    sm_master: int | None = None  # the NVLink subnet manager's "Entering MASTER state" line
     for no, line, tagged in lines:
         s = line.strip()
         on_line[no] = on
@@ -20154,6 +20175,15 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                         ),
                     )
                 )
+            continue
+        if "Successfully configured" in line and _FM_CONFIGURED_RE.search(line):
+            configured.append((no, _journal_host(line) or on))
+            continue
+        if "partition id" in line and (pm := _FM_PARTITION_RE.search(line)):
+            partitions.append((no, pm.group("node"), pm.group("part")))
+            continue
+        if sm_master is None and "MASTER" in line and _FM_SM_MASTER_RE.search(line):
+            sm_master = no
             continue
         if nothing is None and _FM_NOTHING_RE.search(line):
             nothing = LogEvent(
@@ -20244,9 +20274,11 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
         return host if len(named) > 1 else None
 
     standing: dict[str | None, LogEvent] = {}
+    named |= {h for _, h in configured if h}
     timeline: list[tuple[int, int, str | None, LogEvent | None]] = sorted(
         [(ev.line, 1, key(ev.host), ev) for ev in found]
-        + [(at, 0, key(block_hosts[block]), None) for at, block in runs],
+        + [(at, 0, key(block_hosts[block]), None) for at, block in runs]
+        + [(at, 0, key(host), None) for at, host in configured],
         key=lambda t: (t[0], t[1]),
     )
     for at, _, host, event in timeline:
@@ -20272,6 +20304,26 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                 skipped=False,
             )
         )
+    for at, host in configured:
+        report.unread.append(
+            ParseWarning(
+                line=at,
+                message="Fabric Manager configured all the available GPUs and NVSwitches to "
+                "route NVLink traffic (its log)"
+                + (f" on {host}" if host else "")
+                + "".join(
+                    f"; node {node}'s partition {part} activated (line {pno})"
+                    for pno, node, part in partitions
+                    if pno < at
+                )
+                + (
+                    f"; the NVLink subnet manager (OpenSM) is MASTER (line {sm_master})"
+                    if sm_master is not None and sm_master < at
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
     for said in [nothing, *standing.values()]:
         if said is not None:
             said.exit_code = exit_code
@@ -20280,7 +20332,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
         report.events.append(nothing)
     else:
         report.events.extend(sorted(standing.values(), key=lambda ev: ev.line))
-    return running and not standing and nothing is None
+    return (running or bool(configured)) and not standing and nothing is None
 
 
 _JOURNAL_HOST_RE = re.compile(r"^\S+\s+\d+\s+\d\d:\d\d:\d\d\s+(?P<host>[\w.-]+)\s+[\w.-]+\[\d+\]:")

@@ -23,6 +23,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from advisor.parsers import (
     BUS_FACTOR_OPS,
@@ -419,6 +420,9 @@ class NcclTestsLog:
     """Rank → the GPU its ``# Rank N ... device D [bus] MODEL`` line names."""
     nccl_version: str | None = None
     """What NCCL's own ``NCCL INFO NCCL version X`` line says (NCCL_DEBUG=INFO)."""
+    shared_gpus: list[dict[str, Any]] = field(default_factory=list)
+    """Each GPU that two or more ranks of one device list were put on: ``host``, ``device``,
+    ``bus``, ``ranks`` and ``lines`` of their ``# Rank N ... on HOST device D [BUS]`` lines."""
     solo_hosts: list[str] = field(default_factory=list)
     """Hosts of processes that each printed their own ``# nThread`` header and their own
     ``Rank 0`` line: each ran alone, so none measured a link between them (nccl-tests needs
@@ -427,6 +431,56 @@ class NcclTestsLog:
 
 _GROUP_ORDER = ("out_of_place", "in_place")
 """nccl-tests' column groups, left to right, when no label line above the header says."""
+
+
+# a rank line's host, CUDA device and the bus id nccl-tests prints for it (src/common.cu,
+# "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s": the PCI domain, bus and
+# device of cudaGetDeviceProperties; older releases "[0x%02x]", the bus alone)
+_RANK_BUS_RE = re.compile(
+    r"^#?\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(?P<host>\S+)\s+"
+    r"device\s+(?P<dev>\d+)\s+\[(?P<bus>[0-9A-Fa-fx:.]{1,20})\]"
+)
+
+
+def _shared_gpus(lines: list[tuple[int, str, int | None]]) -> list[dict[str, Any]]:
+    """GPUs two or more ranks of one device list stand on: one host and one bus id (a bus id
+    names one GPU of a host, whatever CUDA_VISIBLE_DEVICES numbers it). Ranks of separate lists
+    (each process's own Rank 0, a second run) are not compared: the solo-run reading says those."""
+    found: list[dict[str, Any]] = []
+    listing: dict[tuple[str, str], dict[int, int]] = {}  # (host, bus) -> rank -> its line
+    devices: dict[tuple[str, str], str] = {}
+
+    def close() -> None:
+        for key, ranks in listing.items():
+            if len(ranks) > 1:
+                found.append(
+                    {
+                        "host": key[0],
+                        "bus": key[1],
+                        "device": devices[key],
+                        "ranks": sorted(ranks),
+                        "lines": sorted(ranks.values()),
+                    }
+                )
+        listing.clear()
+
+    for no, line, _ in lines:
+        stripped = line.strip()
+        if not stripped.startswith("#") or "Rank" not in stripped:
+            if stripped.strip("# "):
+                close()  # a line other than a rank line or a bare "#": the list has ended
+            continue
+        m = _RANK_BUS_RE.match(stripped)
+        if m is None:
+            continue
+        key = (m.group("host"), m.group("bus").lower())
+        rank = int(m.group("rank"))
+        if rank == 0 and any(0 in r for r in listing.values()):
+            close()  # a second Rank 0: another process's (or run's) list
+        listing.setdefault(key, {}).setdefault(rank, no)
+        devices.setdefault(key, m.group("dev"))
+    close()
+    return found
 
 
 def _num(token: str) -> float | None:
@@ -1269,6 +1323,7 @@ def parse(text: str, *, op: str | None = None) -> NcclTestsLog:
         gpu_models=gpu_models,
         nccl_version=nccl_version,
         solo_hosts=solo,
+        shared_gpus=_shared_gpus(lines),
         ranks_listed=bool(devices)
         and len(devices) >= min_ranks
         and sorted(devices) == list(range(len(devices)))

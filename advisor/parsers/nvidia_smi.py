@@ -1019,6 +1019,13 @@ class SmiGpu:
     pcie_width_low: bool = False
     """The link runs on fewer lanes than its own maximum (DCGM's diagnostic fails a GPU whose
     link width is below its minimum: DCGM_FR_PCIE_WIDTH)."""
+    pcie_width_peer_lanes: int | None = None
+    """A ``--query-gpu`` copy without ``pcie.link.width.max``: the widest current link of the
+    copy's other GPUs, where this GPU's current link is narrower (None otherwise)."""
+    pcie_width_peer: int | None = None
+    """The GPU (index) of that widest link."""
+    pstate: str = ""
+    """``--query-gpu``'s ``pstate``: the performance state (P0 fastest ... P12 least power)."""
     processes: list[SmiProcess] | None = None
     """``-q``'s Processes section: its rows on this GPU ([] for "Processes : None"); None where
     the record has no such section (cut, or a -d page without it)."""
@@ -2418,6 +2425,8 @@ def _csv_gpu(values: dict[str, str], index: int, no: int) -> SmiGpu:
                 into[key] = int(number)
     width = gpu.pcie_width_lanes
     gpu.pcie_width_low = "Max" in width and width.get("Current", width["Max"]) < width["Max"]
+    if re.fullmatch(r"P\d{1,2}", pstate := values.get("pstate", "").strip()):
+        gpu.pstate = pstate
     gpu.throttled = throttle_reasons(values)
     gpu.clock_reasons = {
         key: names
