@@ -86,7 +86,7 @@ def test_an_aborted_trial_followed_by_a_successful_one_is_the_success(tmp_path: 
     # an earlier trial's aborted end, then the next trial's run_start (the same record's form)
     start = lines[4].replace('"key": "run_stop"', '"key": "run_start"')
     ev = _write(tmp_path, "".join([aborted, start, *lines]))
-    level, outcome = heldout.imported(ev)
+    _, outcome = heldout.imported(ev)
     assert not [f for f in outcome.findings if f.rule_id == "evidence-run-aborted"]
     assert [f for f in ev.failures if f["kind"] == "run_success"]
 
