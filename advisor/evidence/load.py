@@ -8915,7 +8915,20 @@ def _log(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWar
         # launcher is known, the program it ran is not
         banner = _TORCHRUN_BANNER_RE.search(text)
         installer = any(w.message.startswith(logs.INSTALLER_NOTE) for w in report.unread)
-        if banner:
+        tagged = None if banner or installer else logs.own_tag_notes(text)
+        if tagged is not None:
+            # a harness's own prints, each line behind its tag: what it ran and its result
+            # banner said beside "no line says an error" (the banner is its own word: an error
+            # line, where one is, is still the log's first error line as written)
+            tag, version, result = tagged
+            what = (
+                f"a program's own prints (each line tagged [{tag}]"
+                + (f"; {version}" if version else "")
+                + "), in no form the advisor reads"
+            )
+            if result and not report.events:
+                said = f"{said}; {result}"
+        elif banner:
             what = (
                 "torchrun's launch (its OMP_NUM_THREADS notice) of a program in no form the "
                 "advisor reads (no HCCL, NCCL or store line it knows)"

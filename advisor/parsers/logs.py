@@ -3207,6 +3207,10 @@ def _parse_events(text: str) -> LogReport:
                 if (ended := _transcript_ended_by_signal(lines, prompted=False)) is not None:
                     # the program's error, then the shell's "Killed": it did not end by itself
                     report.events.append(ended)
+            elif "==" in text and (failed := _own_tag_failed(rest)) is not None:
+                # a harness's own banner that its check failed, with no error line above it:
+                # its failure as written (its prints are read by no other form)
+                report.events.append(failed)
             else:
                 if (mismatch := _first_mismatch_warning(rest)) is not None:
                     report.unread.append(mismatch)
@@ -14792,22 +14796,65 @@ def _op_kernels_missing(lines: list[tuple[int, str, int | None]], report: LogRep
     if first is None:
         return
     no, line, tagged = first
-    report.events.append(
-        LogEvent(
-            kind="library_missing",
-            line=no,
-            message=_quoted(line.strip()),
-            rank=tagged,
-            library="CANN operator kernels",
-            exception_type=(
-                f"CANN has no kernel binary for operator(s) {', '.join(ops)}"
-                if ops
-                else "CANN could not read its operator kernels' binary_info_config.json"
-            )
-            + ": the operator kernel package (Ascend-cann-kernels for this chip, opp_kernel) is "
-            "not installed, or not the one for this chip or toolkit version",
+    ev = LogEvent(
+        kind="library_missing",
+        line=no,
+        message=_quoted(line.strip()),
+        rank=tagged,
+        library="CANN operator kernels",
+        exception_type=(
+            f"CANN has no kernel binary for operator(s) {', '.join(ops)}"
+            if ops
+            else "CANN could not read its operator kernels' binary_info_config.json"
         )
+        + ": the operator kernel package (Ascend-cann-kernels for this chip, opp_kernel) is "
+        "not installed, or not the one for this chip or toolkit version",
     )
+    _op_kernels_codes(lines, no, ev)
+    report.events.append(ev)
+
+
+OP_KERNEL_BLOCK_LINES = 8
+"""How far under CANN's "does not has any binary" line its block's launch errno and torch_npu's
+ERR line may stand (the TraceBack's "Kernel Run failed" and "launch failed for Cast, errno:N"
+lines, a blank line, then torch_npu's code line: LlamaFactory#4610)."""
+# torch_npu's formatErrorCode (torch_npu/csrc/core/npu/NPUException.cpp): "ERR" + the two-digit
+# SubModule (PTA 00, OPS 01, DIST 02, GRAPH 03, PROF 04) + the three-digit ErrCode, whose words
+# errCodeMap gives (INTERNAL 005 "internal error", ACL 100 "call acl api failed" ...); the line
+# prints both ("ERR01005 OPS internal error")
+TORCH_NPU_SUBMODULES = {"00": "PTA", "01": "OPS", "02": "DIST", "03": "GRAPH", "04": "PROF"}
+
+
+def _op_kernels_codes(lines: list[tuple[int, str, int | None]], at: int, ev: LogEvent) -> None:
+    """The codes of the block under the missing kernel's line ``at``, said in ``ev``: the aclnn
+    status the kernel's launch returned ("launch failed for Cast, errno:561000.") and torch_npu's
+    own code line with its process and device ("(PID:11591, Device:0, RankID:-1) ERR01005 OPS
+    internal error"), each with its meaning and line."""
+    start = bisect.bisect_left(lines, (at,))
+    said: list[str] = []
+    for no, line, _ in lines[start : start + OP_KERNEL_BLOCK_LINES]:
+        if "errno:" in line and (launch := _LAUNCH_FAILED_OP_RE.search(line)):
+            status = int(launch.group("errno"))
+            name = ACLNN_STATUS.get(status, "an aclnn status")
+            said.append(
+                f"the launch of {launch.group('op')} returned errno {status} ({name}, line {no})"
+            )
+        elif "RankID:" in line and (err := _TORCH_NPU_ERROR_RE.search(line)):
+            code = err.group("code")
+            module = TORCH_NPU_SUBMODULES.get(code[3:5], f"sub-module {code[3:5]}")
+            said.append(
+                f"torch_npu's code {code} ({err.group('what').strip()}: sub-module {module}, "
+                f"error code {code[5:]}, line {no})"
+            )
+            ev.torch_npu_code = ev.torch_npu_code or code
+            ev.pid = ev.pid if ev.pid is not None else int(err.group("pid"))
+            if ev.device is None and int(err.group("dev")) >= 0:
+                ev.device = int(err.group("dev"))
+            if ev.rank is None and int(err.group("rank")) >= 0:
+                ev.rank = int(err.group("rank"))
+            break  # (torch_npu's line ends the block)
+    if said:
+        ev.exception_type = f"{ev.exception_type}; {'; '.join(said)}"
 
 
 # vLLM's import of its own CUDA kernels (vllm/_custom_ops.py: "try: import vllm._C / except
@@ -24664,7 +24711,63 @@ def is_program_log(text: str) -> bool:
     )
     if progress >= MIN_PROGRESS_LINES:
         logged += progress
-    return logged >= MIN_LOG_LINES and logged * 2 >= len(head)
+    return (logged >= MIN_LOG_LINES and logged * 2 >= len(head)) or own_tag(head) is not None
+
+
+# A program's own prints, every line behind one bracketed tag of its own and no logger's marks: a
+# test harness's print(f"[{TAG}] ...") ("[v4-rl2] Engine init OK in 34.1s", an SGLang RL-loop
+# check on NPUs, easyr1-npu): one program's lines, read as its log (its first error line, or none)
+_OWN_TAG_RE = re.compile(r"^\[(?P<tag>[A-Za-z][\w.-]{0,40})\] ")
+MIN_TAGGED_LINES = 5
+"""How many first non-blank lines, all behind the same tag, make a program's own tagged prints."""
+
+
+def own_tag(head: list[str]) -> str | None:
+    """The one bracketed tag every line of ``head`` (a file's first non-blank lines) starts
+    with, where there are at least ``MIN_TAGGED_LINES`` of them; None otherwise."""
+    if len(head) < MIN_TAGGED_LINES or not (first := _OWN_TAG_RE.match(head[0])):
+        return None
+    tag = first.group(0)
+    return first.group("tag") if all(line.startswith(tag) for line in head) else None
+
+
+# What such a harness says of itself: the SGLang it runs, as it prints sglang's __version__ ("sgl
+# 0.5.12.post2.dev434+gb13d3d18c", sglang imported as sgl), and its own banner of the check's
+# result ("=== V4 RL LOOP PASS — attention weight-sync changes inference (...) ===")
+_TAGGED_SGLANG_RE = re.compile(
+    r"^\[[\w.-]{1,41}\] {1,8}(?:sgl|sglang)(?: version)?[ :=v]{1,3}(?P<ver>\d{1,4}\.\d{1,4}[\w.+-]{0,60})\s*$"
+)
+_TAGGED_BANNER_RE = re.compile(
+    r"^\[[\w.-]{1,41}\] {1,8}={2,10} (?P<what>.{0,200}?\b(?P<word>PASS(?:ED)?|FAIL(?:ED)?)\b.{0,300}?)"
+    r" ={2,10}\s*$"
+)
+
+
+def _own_tag_failed(lines: list[tuple[int, str, int | None]]) -> LogEvent | None:
+    """A tagged harness's banner that its check failed ("[tag] === ... FAIL ... ==="), as a
+    ``log_error`` of the line as written; None where its prints have no such banner."""
+    if own_tag([t for _, t, _ in lines[:LOG_LOOK_LINES] if t.strip()]) is None:
+        return None
+    for no, line, tagged in lines:
+        if "==" in line and (b := _TAGGED_BANNER_RE.match(line)) and b.group("word")[0] == "F":
+            return LogEvent(kind="log_error", line=no, message=_quoted(line.strip()), rank=tagged)
+    return None
+
+
+def own_tag_notes(text: str) -> tuple[str, str, str] | None:
+    """Of a program's own tagged prints (``own_tag``): its tag, what its lines say of the
+    software it ran (SGLang's version, with its line; "" where none), and its result banner's
+    words with its line ("" where none); None where ``text`` is not such prints."""
+    head = [line for line in text[: LOG_LOOK_LINES * 400].splitlines() if line.strip()]
+    if (tag := own_tag(head[:LOG_LOOK_LINES])) is None:
+        return None
+    version = banner = ""
+    for no, line in enumerate(text.splitlines(), 1):
+        if not version and (m := _TAGGED_SGLANG_RE.match(line)):
+            version = f"SGLang {m.group('ver')} (line {no})"
+        elif "==" in line and (b := _TAGGED_BANNER_RE.match(line)):
+            banner = f'its result banner says {b.group("word")}: "{b.group("what")}" (line {no})'
+    return tag, version, banner
 
 
 # torch's C++ exception as its log prints it (c10/util/Exception.cpp): the message, then
@@ -32115,8 +32218,18 @@ ACLNN_STATUS = {
     161001: "ACLNN_ERR_PARAM_NULLPTR (an operator's input was a null pointer)",
     161002: "ACLNN_ERR_PARAM_INVALID (the operator refused its inputs: shape, dtype or format)",
     361001: "ACLNN_ERR_RUNTIME_ERROR",
+    # (CANN's "aclnn Return Codes", Table 2: the API's internal errors, 561xxx)
+    561000: "ACLNN_ERR_INNER, aclnn's internal error in the API",
+    561003: "ACLNN_ERR_INNER_FIND_KERNEL_ERROR, the API found no NPU kernel (the operator binary "
+    "package possibly not installed)",
+    561103: "ACLNN_ERR_INNER_NULLPTR, a nullptr access inside the aclnn API",
+    561108: "ACLNN_ERR_INNER_LOAD_JSON_FAILED, the operator's information JSON of the kernel "
+    "library did not load",
+    561112: "ACLNN_ERR_INNER_OPP_KERNEL_PKG_NOT_FOUND, the operator's binary kernel library is "
+    "not loaded",
 }
-"""aclnn's status codes that an operator's failed call prints (CANN's aclnn status list)."""
+"""aclnn's status codes that an operator's failed call prints (CANN's aclnn status list, "aclnn
+Return Codes": Table 1 the common codes, Table 2 the 561xxx internal ones)."""
 ACLNN_MIN_STATUS = 100000
 """aclnn statuses are six digits (161001 ...); the smaller codes ATB logs after one (its own
 "error:12" of the op cache) only repeat it."""
