@@ -288,8 +288,7 @@ def test_a_client_that_could_not_connect_is_a_failed_run_on_import() -> None:
         "evidence-rdma-perftest-failed"
     ]
     assert item.startswith(
-        "rocep133s0f0 port 1: ib_write_bw to 192.168.125.211: "
-        "Couldn't connect to 192.168.125.211:18515"
+        "rocep133s0f0: ib_write_bw to 192.168.125.211: Couldn't connect to 192.168.125.211:18515"
     )
 
 

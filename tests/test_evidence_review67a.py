@@ -40,8 +40,9 @@ PERFTEST346 = "perftest_cuda_mem_device_couldnt_allocate_mr_error_14_no_dmabuf_p
 def test_a_cuda_mem_malloc_buffer_stays_the_host_buffer_warning() -> None:
     level, rules = _rules(_load(MALLOC))
     assert "evidence-rdma-perftest-gpu-mr-failed" not in rules
-    assert "evidence-rdma-perftest-failed" in rules
-    assert level == "READY WITH WARNINGS"
+    # (a host buffer the device would not register: no RDMA ran, critical since set 724)
+    assert "evidence-rdma-perftest-mr-failed" in rules
+    assert level == "NOT READY"
 
 
 def test_a_dmabuf_run_is_not_told_to_use_dmabuf() -> None:
@@ -70,7 +71,7 @@ def test_an_integrated_gpus_device_buffer_is_host_memory(tmp_path: Path) -> None
     )
     _, rules = _rules(_write(tmp_path, text))
     assert "evidence-rdma-perftest-gpu-mr-failed" not in rules
-    assert "evidence-rdma-perftest-failed" in rules
+    assert "evidence-rdma-perftest-mr-failed" in rules
 
 
 # --- fault 2: TSCH(PID,PName)'s first field is the process id ----------------------------------

@@ -106,8 +106,8 @@ def test_perftests_own_memory_region_errors_are_its_set_up_failure() -> None:
     (port,) = ev.hca_ports
     assert (port["ca"], port["line"]) == (rdma.NO_DEVICE, 1)
     assert port["perftest"]["failed"] == "Couldn't allocate MR"
-    (item,) = heldout.found(ev)["evidence-rdma-perftest-failed"].items
-    assert item.startswith("(device and port not named): perftest: Couldn't allocate MR (")
+    (item,) = heldout.found(ev)["evidence-rdma-perftest-mr-failed"].items
+    assert item.startswith("(device not named): perftest: Couldn't allocate MR (")
     assert item.endswith("line 1)")
     assert "evidence-log-error" not in heldout.found(ev)
 

@@ -64,14 +64,14 @@ def test_the_port_is_said_where_the_command_gives_it_and_another_gpu_is_named(
 
 def test_a_host_buffer_run_that_cannot_register_stays_the_warning(tmp_path: Path) -> None:
     # the same failure without --use_cuda and without the CUDA set-up lines: host memory, not a
-    # GPUDirect matter; the run failed to set up, the warning it was
+    # GPUDirect matter: the host buffer's own rule (critical since set 724: no RDMA ran)
     lines = _text(K80).splitlines(keepends=True)
     text = lines[0].replace(" --use_cuda", "") + "".join(lines[1:5]) + "".join(lines[12:])
     level, outcome = heldout.imported(_write(tmp_path, text))
-    assert level == "READY WITH WARNINGS"
+    assert level == "NOT READY"
     assert "evidence-rdma-perftest-gpu-mr-failed" not in dict(heldout.above_info(outcome))
-    (item,) = heldout.items(outcome, "evidence-rdma-perftest-failed")
-    assert item.startswith("mlx5_3 port 1: ib_write_bw: Couldn't allocate MR (")
+    (item,) = heldout.items(outcome, "evidence-rdma-perftest-mr-failed")
+    assert item.startswith("mlx5_3: ib_write_bw: Couldn't allocate MR (")
 
 
 def test_a_cuda_mem_device_buffer_refused_with_error_14_reads_as_efault_on_gpu_memory() -> None:

@@ -390,6 +390,12 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                                   message="iperf3: error - unable to connect to server: Connection timed out",
                                   exception_type="the client reached no host at the server 10.0.0.2: nothing was measured")]},
      {"evidence.failures": [event(kind="iperf_failed")]}, {}),
+    # (a host no other reaches on the multi-nic network: the check's own count under its total)
+    ("evidence-multinic-connection-failed", "nccl",
+     {"evidence.failures": [event(kind="multinic_unconnected", library="multi-nic-cni",
+                                  message="multi-nic-cni connection check net: node-3 (10.0.1.3) is in every pair that did not connect (2)",
+                                  exception_type="1 pair(s) to it and 1 from it 0/2 connected")]},
+     {"evidence.failures": [event(kind="iperf_failed")]}, {}),
     ("evidence-iperf3-failed", "nccl",
      {"evidence.failures": [event(kind="iperf_failed", library="iperf3",
                                   message="iperf3: error - unable to connect to server: Connection refused",
@@ -1902,6 +1908,14 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                               "perftest": {**_perftest("mlx5_3", None, failed="Couldn't allocate MR (its buffer is GPU memory ...)")["perftest"],
                                            "gpu_mr_failed": True, "port_said": False, "failed_line": 13}}]},
      {"evidence.hca_ports": [_perftest("mlx5_3", None, failed="Couldn't allocate MR")]}, {}),
+    # (a host buffer the device would not register: no RDMA at all; a GPU buffer's is not it)
+    ("evidence-rdma-perftest-mr-failed", "nccl",
+     {"evidence.hca_ports": [{**_perftest("cxgb4_0", None, failed="Couldn't allocate MR"),
+                              "perftest": {**_perftest("cxgb4_0", None, failed="Couldn't allocate MR")["perftest"],
+                                           "mr_failed": True, "port_said": False, "failed_line": 2}}]},
+     {"evidence.hca_ports": [{**_perftest("mlx5_3", None, failed="Couldn't allocate MR"),
+                              "perftest": {**_perftest("mlx5_3", None, failed="Couldn't allocate MR")["perftest"],
+                                           "gpu_mr_failed": True, "failed_line": 13}}]}, {}),
     # (a 2 B latency above ngc_multinode_perf's pass value for its test; one at it passes)
     ("evidence-rdma-perftest-latency-high", "nccl",
      {"evidence.hca_ports": [{**_perftest("mlx5_0", None),

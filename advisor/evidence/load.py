@@ -311,6 +311,7 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
     "lspci_list": re.compile(lspci.LIST_SIGNATURE, re.M),
     "lspci_acs": re.compile(lspci.ACS_SIGNATURE, re.M),
     "iperf3": re.compile(iperf.SIGNATURE, re.M),
+    "multinic_check": re.compile(iperf.CONNECTION_CHECK_SIGNATURE, re.M),
     "mlxconfig": re.compile(rdma.MLXCONFIG_SIGNATURE, re.M),
     "mlxfwmanager": re.compile(rdma.MLXFWMANAGER_SIGNATURE, re.M),
     "lscpu": re.compile(f"{lscpu.SIGNATURE}|{lscpu.NUMA_SECTION_SIGNATURE}", re.M),
@@ -2997,7 +2998,7 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
                 "DCGM's profiling module error, "
                 "hccn_tool -g -process / -show_list, msnpureport config, "
                 "msnpureport's hisi_logs/device_info.txt, "
-                "Ascend packages' version.info, ethtool -S, show_counters and rdma statistic (RDMA hw counters), ethtool IFACE, iperf3, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status (plain or -v), kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, mlxfwmanager / mlxup, lscpu, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
+                "Ascend packages' version.info, ethtool -S, show_counters and rdma statistic (RDMA hw counters), ethtool IFACE, iperf3, multi-nic-cni's connection check, nvidia-smi -L, nvidia-smi mig -lgip / -lgi, ibv_devices, numactl -H, ip link / ip addr / ifconfig, NCCL's topology XML, fi_info, fabtests' ping-pong, ibv_rc_pingpong, ucx_perftest, qperf, mst status (plain or -v), kubectl describe node's devices, ds_report, horovodrun's checks, accelerate env, ray status, kubectl get jobs and events, lspci -v, lspci's listing, lspci -vvv's ACSCtl lines, mlxconfig query and set, mlxfwmanager / mlxup, lscpu, ibdiagnet, mlnx_qos, ping, ibping, ethtool -m, ethtool -i, "
                 "msprof-analyze advisor tables, msprof op_summary CSV, busGrind, "
                 "HCCL/NCCL/torch failure log)",
             )
@@ -8571,11 +8572,47 @@ def _show_gids(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
                 "container that sees none): RDMA cannot be used here",
             ),
         )
+    elif (
+        found is None
+        and gids
+        and _gids_last_row_whole(text, gids[-1])
+        # (a last port with fewer rows than every other: the copy stopped inside it)
+        and not _gids_last_port_short(ports, cut_port)
+    ):
+        # the copy's last line is a whole row (its VER and netdev columns): the table as far as
+        # it goes is read, only the closing count is absent (a page that copied the rows alone)
+        notes.append(
+            ParseWarning(
+                line=gids[-1].line,
+                message=f"no n_gids_found line after its last row (line "
+                f"{gids[-1].line}, whole): {len(gids)} GID row(s) read, the count line absent",
+                skipped=False,
+            )
+        )
     elif found is None:
         notes.append(
             ParseWarning(line=0, message="show_gids: the copy ends before its n_gids_found line")
         )
     return notes
+
+
+def _gids_last_port_short(
+    ports: dict[tuple[int, str, int], list[rdma.Gid]], last: tuple[int, str, int] | None
+) -> bool:
+    """Whether the copy's last port shows fewer GID rows than each other port: show_gids prints
+    a port's whole GID table, so a short last one is a copy stopped inside it."""
+    others = [len(own) for key, own in ports.items() if key != last]
+    return last is not None and bool(others) and len(ports[last]) < min(others)
+
+
+def _gids_last_row_whole(text: str, last: rdma.Gid) -> bool:
+    """Whether ``last``, the copy's last GID row, is its last line with text and shows every
+    column show_gids prints for it (VER and the netdev, the row's last): a row cut short lacks
+    them, or is not read as a row at all (then the line after the last row read is the cut)."""
+    if last.version is None or last.netdev is None:
+        return False
+    lines = text.splitlines()
+    return not any(line.strip() for line in lines[last.line :])
 
 
 def _perftest(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -10166,6 +10203,9 @@ def _module_temperature(m: ethtool.ModuleInfo) -> str:
     assert temp_c is not None
     words = f"module temperature {temp_c:g} C (line {m.temperature_line})"
     limits = m.temperature_thresholds_c
+    if "temperature" in (garbled := ethtool.garbled_thresholds(m)):
+        # a high alarm at or under the low one (SFF-8472's high above low): nothing to compare
+        return words + f" (its thresholds contradict themselves: {garbled['temperature']}: unread)"
     past = [
         f"{bound} {level} threshold {limits[f'{bound} {level}']:g} C"
         for level in ("alarm", "warning")
@@ -10225,6 +10265,12 @@ def _ethtool_module(text: str, source: str, out: EvidenceFacts, name: str) -> li
             said.append("length " + ", ".join(m.length))
         if m.alarms_on:
             said.append("alarm or warning flags On: " + ", ".join(m.alarms_on[:6]))
+        if garbled := ethtool.garbled_thresholds(m):
+            said.append(
+                "its DOM thresholds unreadable (a high alarm at or under its low alarm: "
+                + "; ".join(f"{k} {v}" for k, v in garbled.items())
+                + "): its readings are not judged against them; check or replace the module"
+            )
         elif m.flags_off and not m.identifier:
             said.append(f"its {m.flags_off} alarm and warning flag(s) shown Off")
         notes.append(
@@ -11209,6 +11255,94 @@ def _iperf3_port_arg(run: iperf.Iperf3Run) -> str:
         f"; the command's -p {run.port_arg} (line {run.port_arg_line}) is not one port: iperf3's "
         f"-p takes a single port and reads the leading number of what it is given, so {tried}"
     )
+
+
+def _lines_said(lines: list[int]) -> str:
+    """Line numbers in words, a run of consecutive ones as "a-b"."""
+    runs: list[list[int]] = []
+    for no in sorted(lines):
+        if runs and no == runs[-1][-1] + 1:
+            runs[-1].append(no)
+        else:
+            runs.append([no])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
+def _multinic_check(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
+    """multi-nic-cni's connection check (iperf3 between every two hosts' pods over a multi-nic
+    network, iperf.py CONNECTION_CHECK_SIGNATURE): a note per table of the pairs and their
+    bitrates; a ``multinic_unconnected`` failure for the one host in every pair that did not
+    connect whole (where one explains them all), else one per such pair."""
+    notes: list[ParseWarning] = []
+    for check in iperf.parse_connection_check(text):
+        net = f" {check.network}" if check.network else ""
+        whole = [p for p in check.pairs if p.connected >= p.total]
+        failed = [p for p in check.pairs if p.connected < p.total]
+        rates = [g for p in check.pairs for g in p.gbps]
+        hosts = {h for p in check.pairs for h in (p.src, p.dst)}
+        notes.append(
+            ParseWarning(
+                line=check.line,
+                message=f"multi-nic-cni connection check{net}: {len(hosts)} host(s), "
+                f"{len(check.pairs)} pair(s), {len(whole)} with every address connected, "
+                f"{len(failed)} not"
+                + (
+                    f"; iperf3 bitrates {min(rates):.3g}-{max(rates):.3g} Gbit/s per address "
+                    "(the receiver's sum over its streams; the NICs' line rate is not in the "
+                    "copy, so not judged)"
+                    if rates
+                    else ""
+                ),
+                skipped=False,
+            )
+        )
+        host = iperf.unconnected_host(check)
+        if host is not None:
+            to = [p for p in failed if p.dst == host]
+            frm = [p for p in failed if p.src == host]
+            ips = list(dict.fromkeys(ip for p in to for ip in p.ips))
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="multinic_unconnected",
+                    line=failed[0].line,
+                    message=f"multi-nic-cni connection check{net}: {host}"
+                    + (f" ({', '.join(ips[:8])})" if ips else "")
+                    + f" is in every pair that did not connect ({len(failed)})",
+                    host=host,
+                    library="multi-nic-cni",
+                    exception_type=f"{len(to)} pair(s) to it (lines {_lines_said([p.line for p in to])})"
+                    f" and {len(frm)} from it (lines {_lines_said([p.line for p in frm])}) "
+                    + ", ".join(sorted({f"{p.connected}/{p.total}" for p in failed}))
+                    + (
+                        " connected, no bitrate"
+                        if not any(p.gbps for p in failed)
+                        else " connected"
+                    )
+                    + "; every other pair connected on all its "
+                    "addresses: the host's own interfaces or attachments on that network, not "
+                    "the paths between the others",
+                ),
+            )
+            continue
+        for p in failed:
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="multinic_unconnected",
+                    line=p.line,
+                    message=f"multi-nic-cni connection check{net}: {p.src} to {p.dst}"
+                    + (f" ({' '.join(p.ips[:8])})" if p.ips else "")
+                    + f": {p.connected}/{p.total} connected",
+                    host=p.src,
+                    library="multi-nic-cni",
+                    exception_type=f"{p.total - p.connected} of the {p.total} address(es) of "
+                    f"{p.dst} not reached by {p.src}'s iperf3 clients",
+                ),
+            )
+    return notes
 
 
 def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
@@ -12984,6 +13118,7 @@ _CONVERTERS = {
     "lspci_list": _lspci_list,
     "lspci_acs": _lspci_acs,
     "iperf3": _iperf3,
+    "multinic_check": _multinic_check,
     "mlxconfig": _mlxconfig,
     "mlxfwmanager": _mlxfwmanager,
     "lscpu": _lscpu,

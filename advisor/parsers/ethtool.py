@@ -674,12 +674,63 @@ def _another_module(mod: ModuleInfo, key: str, threshold: re.Match[str] | None) 
     return bool(mod.thresholds_mw) or (bool(mod.powers) and mod.powers[0].key == key)
 
 
+def garbled_thresholds(mod: ModuleInfo) -> dict[str, str]:
+    """The module's threshold sets that contradict themselves, by "tx", "rx" or "temperature":
+    a high alarm threshold at or under its low alarm one. SFF-8472 (Table 9-5) sets each high
+    alarm above its low alarm, the warnings inside them; a set with high <= low is a misread or
+    corrupt EEPROM page A2h, so no reading can be judged against it."""
+    out = {}
+    for direction in ("tx", "rx"):
+        high = mod.thresholds_mw.get(f"{direction} high alarm")
+        low = mod.thresholds_mw.get(f"{direction} low alarm")
+        if high is not None and low is not None and high <= low:
+            out[direction] = f"high alarm {high:g} mW, low alarm {low:g} mW"
+    high_c = mod.temperature_thresholds_c.get("high alarm")
+    low_c = mod.temperature_thresholds_c.get("low alarm")
+    if high_c is not None and low_c is not None and high_c <= low_c:
+        out["temperature"] = f"high alarm {high_c:g} C, low alarm {low_c:g} C"
+    return out
+
+
+# the module's own power flags (sfpdiag.c sff8472_aw_flags: "Laser output power high alarm",
+# "Laser rx power low warning" ...; qsfp.c per channel "Laser tx power high alarm (Chan 1)",
+# "Laser rx power ..."), by direction: what its own monitor says where its thresholds are garbled
+_TX_FLAG_PREFIXES = ("laser output power ", "laser tx power ", "transmit avg optical power ")
+_RX_FLAG_PREFIXES = ("laser rx power ", "rcvr signal ", "receiver signal ")
+
+
+def _power_flags_on(mod: ModuleInfo, direction: str) -> list[str]:
+    """The module's alarm and warning flags On for ``direction``'s optical power."""
+    prefixes = _TX_FLAG_PREFIXES if direction == "tx" else _RX_FLAG_PREFIXES
+    return [f for f in mod.alarms_on if f.lower().startswith(prefixes)]
+
+
 def module_power_faults(mod: ModuleInfo) -> list[tuple[str, ModulePower, str]]:
     """Each power reading past the module's own thresholds: ("alarm" or "warning", the reading,
     in words), an alarm where it is past both. SFF-8472 and SFF-8636 set a warning threshold
-    inside the alarm one: past a warning the optic is drifting, past an alarm out of its range."""
+    inside the alarm one: past a warning the optic is drifting, past an alarm out of its range.
+    Where a direction's thresholds contradict themselves (``garbled_thresholds``) nothing is
+    compared to them: the module's own flag On for that direction is said instead, as a warning
+    (its diagnostics are unreadable, so even its flag is not proof of a dead optic)."""
     out = []
+    garbled = garbled_thresholds(mod)
+    flagged: set[str] = set()
     for p in mod.powers:
+        if p.direction in garbled:
+            if p.direction in flagged or not (flags := _power_flags_on(mod, p.direction)):
+                continue
+            flagged.add(p.direction)
+            out.append(
+                (
+                    "warning",
+                    p,
+                    f"{p.key} {p.reading}: the module's own {', '.join(flags[:4])} flag(s) On, "
+                    f"but its {p.direction.capitalize()} power thresholds contradict themselves "
+                    f"({garbled[p.direction]}): its diagnostics (DOM) are unreadable, not "
+                    "judged against them",
+                )
+            )
+            continue
         for level in ("alarm", "warning"):
             high = mod.thresholds_mw.get(f"{p.direction} high {level}")
             low = mod.thresholds_mw.get(f"{p.direction} low {level}")

@@ -766,3 +766,101 @@ def unsteady(run: Iperf3Run) -> tuple[float, float] | None:
         return None
     low, high = min(rates), max(rates)
     return (low, high) if low < UNSTEADY_RATIO * high else None
+
+
+# multi-nic-cni's connection check (foundation-model-stack/multi-nic-cni connection-check/
+# iperf3.go ReadResult): "## Connection Check: <network>" between rules of '#', then through a
+# tabwriter "FROM\tTO\t\tCONNECTED/TOTAL\tIPs\tBANDWIDTHs" and a row per (client host, server
+# host): the target's addresses on that network ("[ip ip]", Go's %v of a string slice), how many
+# of them its iperf3 clients reached (total minus the addresses whose result was empty or "Bad
+# file descriptor"), and per reached address the receiver's bitrate summed over its streams
+# ("[ 8.80Gbits/sec 7.81Gbits/sec]", awk's sum of iperf3's column 7 and its unit)
+CONNECTION_CHECK_SIGNATURE = r"^FROM[ \t]+TO[ \t]+CONNECTED/TOTAL[ \t]+IPs[ \t]+BANDWIDTHs[ \t]*$"
+_CHECK_NETWORK_RE = re.compile(r"^## Connection Check: (?P<network>\S{1,200})[ \t]*$")
+_CHECK_HEADER_RE = re.compile(CONNECTION_CHECK_SIGNATURE)
+_CHECK_ROW_RE = re.compile(
+    r"^(?P<src>[^\s\[\]]{1,253})[ \t]+(?P<dst>[^\s\[\]]{1,253})[ \t]+(?P<ok>\d{1,4})/(?P<total>\d{1,4})"
+    r"[ \t]+\[(?P<ips>[^\]\n]{0,4000})\][ \t]*\[(?P<bws>[^\]\n]{0,4000})\][ \t]*$"
+)
+_CHECK_BW_RE = re.compile(r"(?P<rate>\d{1,12}(?:\.\d{1,12})?)[ \t]{0,4}(?P<unit>[KMGT]?)bits/sec")
+
+
+@dataclass(kw_only=True)
+class CheckPair:
+    line: int
+    src: str
+    """The client's host (FROM)."""
+    dst: str
+    """The server's host (TO), whose addresses ``ips`` are."""
+    connected: int
+    total: int
+    ips: list[str]
+    gbps: list[float]
+    """Each reached address's bitrate, in Gbit/s (the streams' receiver sum)."""
+
+
+@dataclass(kw_only=True)
+class ConnectionCheck:
+    line: int
+    """The table's header line."""
+    network: str | None
+    """The multi-nic network checked (the "## Connection Check:" line), None where not copied."""
+    pairs: list[CheckPair] = field(default_factory=list)
+
+
+def parse_connection_check(text: str) -> list[ConnectionCheck]:
+    """Each multi-nic-cni connection check table in ``text``; ParseError where none has a row."""
+    checks: list[ConnectionCheck] = []
+    network: str | None = None
+    current: ConnectionCheck | None = None
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip("\r")
+        if n := _CHECK_NETWORK_RE.match(line):
+            network, current = n.group("network"), None
+            continue
+        if _CHECK_HEADER_RE.match(line):
+            current = ConnectionCheck(line=no, network=network)
+            checks.append(current)
+            network = None
+            continue
+        if current is None:
+            continue
+        if r := _CHECK_ROW_RE.match(line):
+            current.pairs.append(
+                CheckPair(
+                    line=no,
+                    src=r.group("src"),
+                    dst=r.group("dst"),
+                    connected=int(r.group("ok")),
+                    total=int(r.group("total")),
+                    ips=r.group("ips").split(),
+                    gbps=[
+                        _bps(b.group("rate"), b.group("unit")) / 1e9
+                        for b in _CHECK_BW_RE.finditer(r.group("bws"))
+                    ],
+                )
+            )
+        elif line.strip():
+            current = None  # the closing rule of '#' (or anything else) ends the table
+    checks = [c for c in checks if c.pairs]
+    if not checks:
+        raise ParseError("multi-nic-cni connection check: a header and no FROM/TO row")
+    return checks
+
+
+def unconnected_host(check: ConnectionCheck) -> str | None:
+    """The one host in every pair of ``check`` that did not connect whole, where at least two
+    pairs failed and every pair with that host failed: the host no other reaches (or that
+    reaches none), not the paths between the others. None where no one host explains them."""
+    failed = [p for p in check.pairs if p.connected < p.total]
+    if len(failed) < 2:
+        return None
+    common = {failed[0].src, failed[0].dst}
+    for p in failed[1:]:
+        common &= {p.src, p.dst}
+    if len(common) != 1:
+        return None
+    host = next(iter(common))
+    if any(p.connected >= p.total for p in check.pairs if host in (p.src, p.dst)):
+        return None
+    return host

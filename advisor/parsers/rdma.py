@@ -2227,6 +2227,11 @@ class PerftestRun:
     "for type CUDA_MEM_DEVICE", perftest_resources.c / cuda_memory.c): the HCA could not map the
     GPU's memory, GPUDirect RDMA (the nvidia-peermem module, or dma-buf with --use_cuda_dmabuf)
     was not there for it; no test could run."""
+    mr_failed: bool = False
+    """It stopped on ibv_reg_mr refusing its host-memory buffer ("Couldn't allocate MR",
+    perftest_resources.c create_single_mr, then create_mr's "failed to create mr"): the device
+    registered no memory, so no RDMA operation could run on it (every verb works on registered
+    memory: rdma-core's ibv_reg_mr man page); the GPU buffer's case is ``gpu_mr_failed``."""
     gpu_name: str | None = None
     """The GPU perftest picked (its CUDA set-up's "device name = [Tesla K80]")."""
     mr_errno: int | None = None
@@ -2350,6 +2355,7 @@ def _gpu_mr_failure(
         # wrote it, its errno kept aside; only CUDA_MEM_DEVICE is the GPU's memory, see
         # PERFTEST_HOST_MEM_TYPES; CUDA_MEM_MANAGED is cuMemAllocManaged's migrating memory,
         # not told apart here)
+        run.mr_failed = True
         return
     run.gpu_mr_failed, run.gpu_name = True, gpu_name
     errno = ""
