@@ -1511,6 +1511,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                                   exception_type="NCCL_PROFILER_PLUGIN was set to 'x'")]},
      # (NCCL's WARN of another kind: not this rule's)
      {"evidence.failures": [event(kind="nccl_warning", host="node1")]}, {}),
+    ("evidence-nccl-plugin-load-failed", "nccl",
+     {"evidence.failures": [event(kind="nccl_plugin_load_failed", host="node1",
+                                  message="NET/Plugin: libnccl-net-ofi.so: libx.so: version `X' not found",
+                                  exception_type="NCCL found the net plugin libnccl-net-ofi.so and dlopen() could not load it")]},
+     # (a plugin not found at all: evidence-nccl-plugin-not-found's)
+     {"evidence.failures": [event(kind="nccl_plugin_not_found", host="node1",
+                                  code="NCCL_NET_PLUGIN")]}, {}),
     ("evidence-nccl-nvlink-asymmetric", "nccl",
      {"evidence.failures": [event(kind="nccl_nvlink_asymmetric", host="mew0",
                                   exception_type="NCCL's topology gives the NVLink path GPU/0-65000 -> GPU/0-17000 20 GB/s and the way back 240 GB/s")]},

@@ -9925,6 +9925,23 @@ _TCPX_SLOW_RE = re.compile(
 NS_PER_MS = 1_000_000
 
 
+# NCCL's shared-memory segment (src/misc/shmutils.cc ncclShmOpen, POSIX): it creates the file in
+# /dev/shm (mkstemp, fallocate), mmap()s it and, where the GPU is to reach it, registers it with
+# CUDA (cudaHostRegister(..., cudaHostRegisterPortable | cudaHostRegisterMapped), then
+# cudaHostGetDevicePointer; CUDACHECKGOTO prints "Cuda failure '<error>'" at that place); any
+# failure ends at its fail: label, "Error while creating|attaching to shared memory segment
+# <path> (size <bytes>)"
+_SHM_SEGMENT_FAILED_RE = re.compile(
+    r"^Error while (?P<what>creating|attaching to) shared memory segment (?P<path>\S{1,300}) "
+    r"\(size (?P<size>\d{1,20})\)"
+)
+SHM_CUDA_REGISTER_FAILED = (
+    "in NCCL's shared-memory segment set-up (ncclShmOpen): the segment in /dev/shm was made and "
+    "mapped, and CUDA refused to register it for the GPU (cudaHostRegister or "
+    "cudaHostGetDevicePointer)"
+)
+
+
 # WARN lines of a start-up fallback, not a failure: an NCCL without libibverbs (older releases
 # warned "Failed to open libibverbs.so[.1]", later ones say it at INFO: NVIDIA/nccl ed27dc32)
 # goes on with its socket transport
@@ -9939,6 +9956,10 @@ NS_PER_MS = 1_000_000
 _NCCL_FALLBACK_WARN_RE = re.compile(
     r"^(?:NET/IB ?: ?)?Failed to open libibverbs\.so"
     r"|^Missing \S+ from (?:kernel command line|environment) which can lead to"
+    # RCCL's ncclInit (src/init.cc) where /proc/sys/kernel/numa_balancing reads 1: an advice
+    # on performance variability and its sysctl fix, the init goes on (ROCm's RCCL
+    # troubleshooting table: "Disable NUMA balancing"), no failure
+    r"|^NUMA auto balancing enabled which can lead to variability in the RCCL performance"
     r"|^Cannot get incoming CPU\.|^Maximum retry reached for (?:accept|connect) \d+\."
     r"|^Cannot enable socket busy poll\s*$|^Cannot set socket (?:TCP_NOTSENT_LOWAT|SO_SNDBUF)\s*$"
     r"|^Cannot set socket to SO_ZEROCOPY\s*$|^Turning off TX zero copy\s*$"
@@ -10112,6 +10133,7 @@ NOTICE_KINDS = frozenset(
         "nccl_no_gdr",
         "nccl_nvlink_asymmetric",
         "nccl_plugin_not_found",
+        "nccl_plugin_load_failed",
         "nccl_ib_notice",
         "nccl_net_slow",
         "run_success",
@@ -10423,6 +10445,15 @@ def _nccl_warnings(
             ev.code_name, ev.exception_type = _no_algorithm_said(na)
         elif text.startswith(_NVLS_BIND_FAILED):
             ev.exception_type = _nvls_bind_said(text)
+        elif cuda and ev.call and ev.call.startswith("misc/shmutils.cc:"):
+            ev.exception_type = SHM_CUDA_REGISTER_FAILED
+        elif shm := _SHM_SEGMENT_FAILED_RE.match(text):
+            ev.exception_type = (
+                f"NCCL's shared-memory (SHM) transport could not "
+                f"{shm.group('what').replace('creating', 'create').replace('attaching', 'attach')} its "
+                f"segment {shm.group('path')} of {shm.group('size')} bytes; the WARN before it "
+                "in the same process says why"
+            )
         elif _NCCL_FALLBACK_WARN_RE.search(text):
             ev.exception_type = STARTUP_FALLBACK
             before = last_said.get(key[:3])
@@ -30738,17 +30769,102 @@ _PLUGIN_ENV = {
     "TUNER": "NCCL_TUNER_PLUGIN",
     "PROFILER": "NCCL_PROFILER_PLUGIN",
 }
-_PLUGIN_DEFAULT_NAMES = frozenset({"libnccl-net.so", "libnccl-tuner.so", "libnccl-profiler.so"})
+# (RCCL, hipified from NCCL, looks for its own default names with nothing set: "librccl-net.so",
+# "librccl-tuner.so", "librccl-profiler.so"; RCCL's docs: "Without this variable, RCCL searches
+# for librccl-tuner.so in LD_LIBRARY_PATH and falls back to its internal tuner")
+_PLUGIN_DEFAULT_NAMES = frozenset(
+    {
+        *(
+            f"lib{lib}-{kind}.so"
+            for lib in ("nccl", "rccl")
+            for kind in ("net", "tuner", "profiler")
+        ),
+    }
+)
+
+
+# openPluginLib's other outcome: a name dlopen() found but could not load (any error but
+# ENOENT naming it) is said with dlerror()'s text, "<NET|TUNER|PROFILER>/Plugin: <name>:
+# <error>" (NVIDIA/nccl src/plugin/plugin_open.cc tryOpenLib, its errStr cut at 255 characters),
+# a dependency's missing symbol version ("version `IBVERBS_PRIVATE_34' not found (required by
+# .../libefa.so.1)") or a missing dependency; a copy may wrap that text onto the next line
+_PLUGIN_LOAD_ERROR_RE = re.compile(
+    # (a library name or path: older releases' "NET/Plugin : dlerror=libnccl-net.so: ... No
+    # plugin found" is their not-found line, not this)
+    r"\b(?P<kind>NET|TUNER|PROFILER)/Plugin ?: (?P<lib>(?:/|lib)\S{0,254}\.so(?:\.\d{1,6}){0,3}): "
+    r"(?P<error>\S[^\n]{0,300}?)\s*$"
+)
+_DLERROR_WRAPPED_RE = re.compile(r"\(required by\s*$")
+_DLERROR_TAIL_RE = re.compile(r"^\s{0,40}(?P<tail>/\S{1,255}\))\s*$")
+
+
+def _plugin_load_errors(
+    lines: list[tuple[int, str, int | None]],
+) -> dict[tuple[str | None, str], LogEvent]:
+    """One ``nccl_plugin_load_failed`` notice a host and plugin kind whose NCCL found a plugin
+    library and could not load it (``_PLUGIN_LOAD_ERROR_RE``): dlopen()'s own error, the
+    library it could not resolve and why, is the cause."""
+    failed: dict[tuple[str | None, str], LogEvent] = {}
+    for index, (no, line, tagged) in enumerate(lines):
+        if "/Plugin" not in line or not (m := _PLUGIN_LOAD_ERROR_RE.search(line)):
+            continue
+        if m.group("error").startswith("Could not find"):
+            continue  # (the not-found list, _PLUGIN_NOT_FOUND_RE's)
+        error = m.group("error")
+        if _DLERROR_WRAPPED_RE.search(error) and index + 1 < len(lines):
+            if tail := _DLERROR_TAIL_RE.match(lines[index + 1][1]):
+                error = f"{error} {tail.group('tail')}"
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        kind = m.group("kind")
+        if (host, kind) in failed:
+            continue  # (each process of a host prints it: said once a host)
+        prefix_m = _NCCL_PREFIX_RE.search(line)
+        version = _DLERROR_VERSION_RE.search(error)
+        why = (
+            f": {version.group('lib')} has no symbol version {version.group('symbol')}, which "
+            f"{version.group('by')} needs"
+            if version
+            else ""
+        )
+        failed[(host, kind)] = LogEvent(
+            kind="nccl_plugin_load_failed",
+            line=no,
+            message=_quoted(f"{kind}/Plugin: {m.group('lib')}: {error}"),
+            rank=tagged,
+            host=host,
+            pid=int(prefix_m.group("pid")) if prefix_m else None,
+            device=int(prefix_m.group("dev")) if prefix_m else None,
+            library="NCCL",
+            code=m.group("lib"),
+            exception_type=f"NCCL found the {kind.lower()} plugin {m.group('lib')} and dlopen() "
+            f"could not load it{why}; NCCL went on without it",
+        )
+    return failed
+
+
+# dlerror()'s text for a symbol version a library lacks (glibc's dynamic loader):
+# "<lib>: version `<symbol>' not found (required by <lib that needs it>)"
+_DLERROR_VERSION_RE = re.compile(
+    r"(?P<lib>/?\S{1,255}): version [`'](?P<symbol>[\w.@-]{1,100})' not found "
+    r"\(required by (?P<by>\S{1,255})\)"
+)
 
 
 def plugin_not_found(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
     """One ``nccl_plugin_not_found`` notice a host and plugin kind whose NCCL could not find the
     net, tuner or profiler plugin its environment named (``_PLUGIN_NOT_FOUND_RE``): the value
     given was not loaded. The same line where nothing was set names only the default
-    ``libnccl-<kind>.so``, which NCCL looks for on every start: routine, not said."""
+    ``libnccl-<kind>.so``, which NCCL looks for on every start: routine, not said. Where the
+    same look-up found a library and could not load it, that load failure is the reading
+    (``_plugin_load_errors``): the names not found were only the other names tried."""
+    failed = _plugin_load_errors(lines)
     found: dict[tuple[str | None, str], LogEvent] = {}
     for no, line, tagged in lines:
         if "/Plugin" not in line or not (m := _PLUGIN_NOT_FOUND_RE.search(line)):
+            continue
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        if (host_m.group("host") if host_m else None, m.group("kind")) in failed:
             continue
         kind = m.group("kind")
         prefix = f"libnccl-{kind.lower()}-"
@@ -30798,7 +30914,7 @@ def plugin_not_found(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]
             exception_type=f"{env} was set to '{given}' and NCCL could not find {tried}{hint}; "
             f"{what}",
         )
-    return list(found.values())
+    return list(failed.values()) + list(found.values())
 
 
 def nvlink_asymmetry(lines: list[tuple[int, str, int | None]]) -> list[LogEvent]:
