@@ -227,8 +227,9 @@ _DIAG_PANIC_RE = re.compile(r"^\s*ibpanic: \[\d+\] (?P<fn>\w+): (?P<what>[^\n]{1
 _IBSTAT_PANIC_RE = re.compile(
     r"^\s*ibpanic: \[\d+\] main: (?:stat of IB device '[^'\n]+' failed|'[^'\n]+' IB device can't be found)"
 )
-# the command a shell prompt ran ("[dphpc@slimflysmw benchmarks]$ saquery -s": saquery)
-_PROMPT_COMMAND_RE = re.compile(
+# the command a shell prompt ran ("[dphpc@slimflysmw benchmarks]$ saquery -s": saquery), found
+# anywhere in the line (the perftest reader's _PROMPT_COMMAND_RE below is anchored at its start)
+_PROMPT_RAN_RE = re.compile(
     r"[$#][ \t]{1,8}(?:sudo[ \t]{1,8})?(?P<cmd>[\w.-]{1,40})(?:[ \t]|$)"
 )
 _UMAD_FILES_RE = re.compile(r"^\s*/dev/infiniband/umad\d+(?:\s+/dev/infiniband/umad\d+)*\s*$")
@@ -1052,7 +1053,7 @@ def parse(text: str) -> tuple[list[HcaPort], list[ParseWarning]]:
                     (
                         c.group("cmd")
                         for _, above, _ in reversed(numbered[max(0, index - 8) : index])
-                        if (c := _PROMPT_COMMAND_RE.search(above))
+                        if (c := _PROMPT_RAN_RE.search(above))
                     ),
                     None,
                 )
