@@ -2942,6 +2942,8 @@ def _parse(text: str, report: FileReport, out: EvidenceFacts, name: str) -> None
         formats = ["log"]  # a process group's own warnings and no failure: a run's log
     if not formats and logs.BENCH_SERVE_HEADING in text and logs.has_bench_serve_report(text):
         formats = ["log"]  # vLLM's serving benchmark's report, alone: its client's output
+    if not formats and logs.AIS_PERF_HEADING in text and logs.has_ais_perf_report(text):
+        formats = ["log"]  # AISBench's performance report, alone: its client's output
     if not formats and logs.c10d_info_only(text):
         formats = ["log"]  # the c10d store's own INFO and debug lines and no failure: a run's log
     if (

@@ -3084,6 +3084,13 @@ def _parse_events(text: str) -> LogReport:
             and _bench_serve_read(lines, report)
         ):
             return report  # vLLM's serving benchmark's report: its requests and figures
+        if (
+            not report.events
+            and not notices
+            and AIS_PERF_HEADING in text
+            and _ais_perf_read(lines, report)
+        ):
+            return report  # AISBench's performance report: its requests and figures
         if not report.events and not notices and ACL_RUN_RE.search(text):
             # ATC's conversion and an ACL program's run: their first error line (ATC's "run
             # failed" with no CANN code after it is one), or their own words that they succeeded
@@ -5845,6 +5852,16 @@ settings that differ between ranks as EI0016 and an IP family that differs as EI
 lines; its rank table field page (rank_table_field_config_error_EI0004.md) gives a field the
 check found invalid ("super_device_id[] is invalid", a version 1.2 table without it) as EI0004;
 its other checks (a duplicate superDeviceId ...) are EI0014."""
+# HCCL's IP family check (hicann/hccl config.cc RanktableCheck/CheckRankIpFamily: "rank[%u] device
+# ip family[%d] is not same as others[%d].", the rank whose device IP's family differs from the
+# family of the ranks checked before it, then theirs; older CANN prints "same with"); the family
+# is the socket address family, which the guide's table (cluster_info_verify_fail.md, "IP
+# Family") and Linux's include/linux/socket.h give as 2 = AF_INET (IPv4), 10 = AF_INET6 (IPv6)
+_IP_FAMILY_RE = re.compile(
+    r"rank\[(?P<rank>\d+)\] device ip family\[(?P<fam>\d+)\] is not same (?:as|with) "
+    r"others\[(?P<others>\d+)\]"
+)
+IP_FAMILIES = {2: "IPv4 (AF_INET)", 10: "IPv6 (AF_INET6)"}
 STAGE_KEYWORDS = {
     *STAGE_CODES,
     ("TaskExecStage", "RunFailed"),
@@ -6144,6 +6161,17 @@ def _hccl_stage_keywords(lines: list[tuple[int, str, int | None]], report: LogRe
             report.events.append(ev)
             if code:
                 near.setdefault(code, []).append((no, process))
+            if fam := _IP_FAMILY_RE.search(line):
+                # say what the enum values mean and which rank is the odd one out
+                ev.rank = int(fam.group("rank"))
+                mine, theirs = int(fam.group("fam")), int(fam.group("others"))
+                ev.message = (
+                    f"{ev.message} / rank {ev.rank}'s device IP is "
+                    f"{IP_FAMILIES.get(mine, f'address family {mine}')} while the other ranks' "
+                    f"are {IP_FAMILIES.get(theirs, f'address family {theirs}')}: rank {ev.rank} is "
+                    "the one that differs (all ranks of a job must use one IP family; "
+                    "HCCL_SOCKET_FAMILY picks it)"
+                )[:400]
             if index and (bad := _ENV_INVALID_RE.search(lines[index - 1][1])):
                 # EnvConfig: the line above names the variable, its value and the range
                 ev.message = f"{bad.group(0).strip()} / {ev.message}"[:400]
@@ -8543,6 +8571,112 @@ def _bench_serve_read(lines: list[tuple[int, str, int | None]], report: LogRepor
                     "failed (the server answered them with an error, or not in time)",
                 )
             )
+    return True
+
+
+# AISBench's performance report (AISBench/benchmark, the perf summarizer's print of its tables:
+# logger.info(f"Performance Results of task [{task_name}]: ") (older: "... of task: {name}:"),
+# then each table by tabulate(table, headers="firstrow", tablefmt="fancy_grid"): a table of
+# per-request metrics ("Performance Parameters | Stage | Average | Min | Max | ... | N": E2EL,
+# TTFT, TPOT in ms) and one of common metrics ("Common Metric | Stage | Value": "Total Requests",
+# "Failed Requests", "Success Requests", "Output Token Throughput", ...). Its cells are split at
+# the box's "│" (no regular expression over the row).
+AIS_PERF_HEADING = "Performance Results of task"
+"""The words of AISBench's performance report's heading."""
+AIS_REPORT_LINES = 200
+"""How many lines under its heading AISBench's tables may run (two tables, a rule between rows)."""
+
+
+def _ais_perf_rows(
+    lines: list[tuple[int, str, int | None]],
+) -> tuple[int, dict[str, tuple[int, list[str]]]] | None:
+    """The heading's line of AISBench's first performance report and each table row's cells by
+    its first cell (the metric's name), with its line; None where no row follows the heading."""
+    for index, (no, text, _) in enumerate(lines):
+        if AIS_PERF_HEADING not in text:
+            continue
+        rows: dict[str, tuple[int, list[str]]] = {}
+        for row_no, row, _ in lines[index + 1 : index + 1 + AIS_REPORT_LINES]:
+            row = row.strip()
+            if not row:
+                continue
+            if row[0] in "╒╞├╘":
+                continue  # a rule of the box
+            if row[0] != "│":
+                break  # the tables ended
+            cells = [c.strip() for c in row.strip("│").split("│")]
+            if len(cells) >= 3 and cells[0]:
+                rows.setdefault(cells[0], (row_no, cells))
+        return (no, rows) if rows else None
+    return None
+
+
+def has_ais_perf_report(text: str) -> bool:
+    """Whether ``text`` holds AISBench's performance report with its request counts."""
+    found = _ais_perf_rows(numbered_lines(text))
+    return found is not None and "Total Requests" in found[1]
+
+
+def _ais_perf_read(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of AISBench's performance report (its requests and headline figures), and a
+    ``log_error`` where it counts failed requests; False where there is none, or a line outside
+    its tables says an error (a server's log around it: read the usual way)."""
+    found = _ais_perf_rows(lines)
+    if found is None or "Total Requests" not in found[1]:
+        return False
+    heading, rows = found
+    own = {heading} | {no for no, _ in rows.values()}
+    if first_error_line([t for t in lines if t[0] not in own and t[1].strip()[:1] != "│"]):
+        return False
+
+    def value(key: str, column: int = 2) -> str | None:
+        cells = rows.get(key, (0, []))[1]
+        return cells[column] if len(cells) > column and cells[column] else None
+
+    total, failed, ok = value("Total Requests"), value("Failed Requests"), value("Success Requests")
+    said = [f"{total} request(s) sent" if total else "no count of requests sent"]
+    said += [f"{failed} failed" if failed else "no count of failed ones"]
+    said += [f"{ok} succeeded"] if ok else []
+    # the per-request table's Average column is its third; the common table's Value its third
+    figures = [
+        f"{what} {got}"
+        for key, what in (
+            ("E2EL", "mean E2EL"),
+            ("TTFT", "mean TTFT"),
+            ("TPOT", "mean TPOT"),
+            ("Request Throughput", "request throughput"),
+            ("Output Token Throughput", "output"),
+            ("Total Token Throughput", "total"),
+            ("Benchmark Duration", "over"),
+        )
+        if (got := value(key))
+    ]
+    report.unread.append(
+        ParseWarning(
+            line=heading,
+            message="AISBench's performance report ("
+            + lines[[n for n, _, _ in lines].index(heading)][1]
+            .split(AIS_PERF_HEADING, 1)[1]
+            .strip(" :[]")[:120]
+            + f", line {heading}): "
+            + ", ".join(said)
+            + f" (line {rows['Total Requests'][0]})"
+            + (f"; {', '.join(figures)}" if figures else ""),
+            skipped=False,
+        )
+    )
+    if failed and re.fullmatch(r"\d{1,12}", failed) and int(failed) > 0:
+        at = rows["Failed Requests"][0]
+        report.events.append(
+            LogEvent(
+                kind="log_error",
+                line=at,
+                message=_quoted(next(t for n, t, _ in lines if n == at).strip()),
+                exception_type=f"AISBench's performance run: {failed}"
+                + (f" of {total}" if total else "")
+                + " request(s) failed (the server answered them with an error, or not in time)",
+            )
+        )
     return True
 
 
@@ -25647,6 +25781,32 @@ def _ray_unhandled_hosts(lines: list[tuple[int, str, int | None]], report: LogRe
 _RUN_FAILED_EXCEPTIONS = frozenset({"TrainingFailedError"})
 
 
+# torch_npu's warning for an operator with no NPU kernel, which it then runs on the CPU
+# (Ascend/pytorch VariableFallbackKernel.cpp npu_cpu_fallback; its troubleshooting guide's
+# "Unsupported Operators Called" case, unsupported_op_called.md): "Warning: CAUTION: The operator
+# 'aten::linalg_lstsq.out' is not currently supported on the NPU backend and will fall back to
+# run on the CPU."
+_CPU_FALLBACK_RE = re.compile(
+    r"The operator '(?P<op>[\w:.]{1,200})' is not currently supported on the NPU backend and "
+    r"will fall back to run on the CPU"
+)
+
+
+def _cpu_fallbacks(window: list[tuple[int, str, int | None]]) -> str:
+    """The operators torch_npu said it ran on the CPU in these lines, as words to append."""
+    fell: dict[str, int] = {}
+    for no, line, _ in window:
+        if "fall back" in line and (fb := _CPU_FALLBACK_RE.search(line)):
+            fell.setdefault(fb.group("op"), no)
+    if not fell:
+        return ""
+    named = ", ".join(f"{op} (line {no})" for op, no in fell.items())
+    return (
+        f"; torch_npu ran {named} on the CPU (no NPU kernel): an operator support gap of the "
+        "program, not the cluster"
+    )
+
+
 def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """torch_npu ERR lines that no other event explains (an HCCL call or CANN code block next to
     them does), one per process: which devices stopped, and why in torch_npu's words."""
@@ -25703,6 +25863,12 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
         if index and (raised := _PY_EXCEPTION_RE.match(lines[index - 1][1])):
             # torch_npu appends its code line to the exception's own message
             message = f"{raised.group(0).strip()} / {message}"
+            if not m.group("code").endswith("999"):
+                # (another code, ERR01007 OPS feature not supported: the exception is the
+                # operator's own words of what it could not do)
+                what = f"{what}: the exception above it (line {lines[index - 1][0]}): "
+                what += raised.group(0).strip()
+                what += _cpu_fallbacks(lines[max(0, index - AGENT_CAUSE_LINES) : index])
             if m.group("code").endswith("999"):
                 # (an application's exception, ERR..999: the exception is its reason)
                 what = f"{what}: the exception above it (line {lines[index - 1][0]}): "
