@@ -5743,24 +5743,73 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
     return notes
 
 
+# the share of its power limit a GPU's draw must reach for its SW Power Cap to be read as a GPU
+# under load at its limit: the cap holds the average draw to the limit (nvidia-smi
+# --help-query-gpu, clocks_event_reasons.sw_power_cap: "... because the GPU is consuming too much
+# power"), and one instant's reading sits somewhat under it; far under it the record does not
+# show that load
+SW_POWER_CAP_NEAR_LIMIT_FRACTION = 0.9
+
+
 def _power_cap_said(gpu: nvidia_smi.SmiGpu) -> str:
-    """A -q page's SW Power Cap in force, in words, with the GPU's temperature where the page
-    has it: nvidia-smi --help-query-gpu, clocks_event_reasons.sw_power_cap: "SW Power Scaling
-    algorithm is reducing the clocks below requested clocks because the GPU is consuming too
-    much power": a GPU under load at its power limit, said and not judged (it runs at the clocks
-    its limit allows: nothing thermal, nothing broken; SLOWING_REASONS leaves it out alike).
-    Empty where the cap is not in force."""
+    """A -q page's SW Power Cap in force, in words, from the record's own figures: nvidia-smi
+    --help-query-gpu, clocks_event_reasons.sw_power_cap: "SW Power Scaling algorithm is reducing
+    the clocks below requested clocks because the GPU is consuming too much power". Called a GPU
+    under load at its limit (not a fault; SLOWING_REASONS leaves it out alike) only where its
+    Power Draw is within SW_POWER_CAP_NEAR_LIMIT_FRACTION of its power limit; where the draw is
+    far under the limit, the flag is said with the draw, limit, utilisation and clocks and no
+    cause is claimed; where the page holds no draw, the flag alone. Empty where the cap is not in
+    force."""
     if "SW Power Cap" not in gpu.clock_reasons.get("active", []):
         return ""
+    head = f"; SW Power Cap in force (line {gpu.reason_lines.get('SW Power Cap', gpu.line)})"
+    watts, at = gpu.power_readings_w, gpu.power_lines
+    draw_key = next(
+        (k for k in ("Power Draw", "Average Power Draw", "Instantaneous Power Draw") if k in watts),
+        None,
+    )
+    limit_key = next((k for k in ("Current Power Limit", "Power Limit") if k in watts), None)
+    temp = (
+        f"; GPU Current Temp {gpu.temp_c} C (line {gpu.temp_line}), no thermal reason active"
+        if gpu.temp_c is not None and gpu.temp_line is not None and not gpu.throttled
+        else ""
+    )
+    if draw_key is None or limit_key is None or not watts[limit_key]:
+        return (
+            head + ": the driver holds the clocks below those asked to keep the GPU under its "
+            "power limit (the page holds no power draw and limit to show whether it is at it)"
+            + temp
+        )
+    draw_w, limit_w = watts[draw_key], watts[limit_key]
+    lines = sorted({at[draw_key], at[limit_key]})
+    figures = f"{draw_w:g} W of its {limit_w:g} W limit (" + (
+        f"lines {lines[0]}-{lines[-1]})" if len(lines) > 1 else f"line {lines[0]})"
+    )
+    if draw_w >= SW_POWER_CAP_NEAR_LIMIT_FRACTION * limit_w:
+        return (
+            head + f": the GPU draws {figures}: the driver holds the clocks below those asked "
+            "to keep it under that limit (a GPU under load at its limit, not a fault)" + temp
+        )
+    util = (
+        f" at {gpu.util_pct} % utilisation (line {gpu.util_line})"
+        if gpu.util_pct is not None and gpu.util_line is not None
+        else ""
+    )
+    core = [k for k in ("Graphics", "SM") if k in gpu.clocks_mhz and k in gpu.max_clocks_mhz]
+    at_max = bool(core) and all(gpu.clocks_mhz[k] >= gpu.max_clocks_mhz[k] for k in core)
+    clock_at = sorted(gpu.clock_lines[k] for k in core if k in gpu.clock_lines)
     return (
-        f"; SW Power Cap in force (line {gpu.reason_lines.get('SW Power Cap', gpu.line)}): "
-        "the driver holds the clocks below those asked to keep the "
-        "GPU under its power limit (a GPU at its power limit under load, not a fault)"
+        head
+        + f" while the GPU draws {figures}{util}"
         + (
-            f"; GPU Current Temp {gpu.temp_c} C (line {gpu.temp_line}), no thermal reason active"
-            if gpu.temp_c is not None and gpu.temp_line is not None and not gpu.throttled
+            "; its core clocks at their Max Clocks"
+            + (f" (lines {clock_at[0]}-{clock_at[-1]})" if clock_at else "")
+            + ": nothing held down when read"
+            if at_max
             else ""
         )
+        + "; far under its limit, the record does not show why the flag is set: said, not "
+        "judged" + temp
     )
 
 

@@ -2377,6 +2377,8 @@ def _parse_events(text: str) -> LogReport:
     fm_running = False
     if "fabricmanager" in text or "fabric manager" in text or "nvlsm: " in text:
         fm_running = _fabric_manager(lines, report)
+    if "detected NVSwitch " in text:
+        _fabric_manager_sxids(lines, report)
     _getnext_failures(lines, report)
     if "comm group" in text:
         _mindspore_group_failures(lines, report)
@@ -19791,6 +19793,47 @@ _DEVICES_UNAVAILABLE_RE = re.compile(
     r"requested number of devices unavailable for (?P<res>[\w./-]+)\. Requested: (?P<asked>\d+), "
     r"Available: (?P<free>\d+)"
 )
+# A copy that shows its commands ran in a container: docker's (podman's, nerdctl's) run or exec,
+# nvidia-docker, kubectl exec, or the prompt of a shell in one (docker names a container's host
+# after the first 12 hex digits of its ID: "root@3f4e8a9b2c1d:/#")
+_IN_CONTAINER_RE = re.compile(
+    r"\b(?:nvidia-docker|docker|podman|nerdctl)\s{1,4}(?:container\s{1,4})?(?:run|exec)\b"
+    r"|\bkubectl\s{1,4}exec\b|^\s{0,8}\w{1,32}@[0-9a-f]{12}:"
+)
+_CONTAINER_HOST_RE = re.compile(r"[0-9a-f]{12}")
+
+
+def _smi_lost_reading(lines: list[tuple[int, str, int | None]], no: int, host: str | None) -> str:
+    """What nvidia-smi's "Unable to determine the device handle for GPU <bus>: Unknown Error" says
+    of that GPU, by where it ran. On a host, NVML could not open a GPU the driver knows: lost to
+    the driver until it is reset. Inside a container the same words come from a GPU whose device
+    was not given to the container (NVIDIA/nvidia-container-toolkit issue 69, "Unable to
+    determine the device handle for GPU0000:65:00.0: Unknown Error -- only from container",
+    nvidia-smi on the host reading it well): where the copy shows a container, both readings;
+    where it shows no prompt at all, both too (the line alone does not say where it ran)."""
+    shown = next(
+        (
+            n
+            for n, t, _ in lines
+            if n <= no and ("@" in t or "exec" in t or "run" in t) and _IN_CONTAINER_RE.search(t)
+        ),
+        None,
+    )
+    if shown is not None or (host is not None and _CONTAINER_HOST_RE.fullmatch(host)):
+        return (
+            " (run inside a container"
+            + (f", line {shown}" if shown is not None else "")
+            + ": either the GPU is lost to the driver on the host until it is reset, or its "
+            "device was not passed into the container; nvidia-smi on the host tells which)"
+        )
+    if host is None:
+        return (
+            " (either the GPU is lost to the driver until it is reset, or, run inside a "
+            "container, its device was not passed in: the line alone does not say which)"
+        )
+    return " (the GPU is lost to the driver until it is reset)"
+
+
 _RUN_CONTAINER_RE = re.compile(
     r'"Error syncing pod, skipping" err="failed to \\"StartContainer\\" for \\"(?P<container>[^\\"]+)\\"'
     r' with (?P<kind>\w+): (?P<why>(?:\\"|[^"])*)"(?: pod="(?P<pod>[^"]+)")?'
@@ -20269,9 +20312,17 @@ FABRIC_MANAGER_SIGNATURE = (
 # (the public FM sources, "sendInitDoneToAllFabricNodes(); FM_SYSLOG_NOTICE(...)"; a journal on
 # an NVL5 node: "nv-fabricmanager[31082]: NodeId 0 partition id 57082 is activated." then
 # "... Successfully configured all the available GPUs and NVSwitches to route NVLink traffic.")
+# (its own log file, /var/log/fabricmanager.log, stamps each line "[Dec 19 2024 22:08:54] [INFO]
+# [tid 1570] " without the program's name; on a system with NVLink inband / ALI (its log: "NVLink
+# Inband feature is enabled. Hence Fabric Manager is not opening and operating on GPUs
+# directly.") it says "Successfully configured all the available NVSwitches to route GPU NVLink
+# traffic", the GPUs registering with the fabric themselves: leptonai/gpud's testdata
+# fabric-manager.0.log)
 _FM_CONFIGURED_RE = re.compile(
     r"\bnv-fabricmanager(?:\[\d+\])?: (?:\[[^\]\n]{0,40}\] ){0,3}"
     r"Successfully configured all the available GPUs and NVSwitches"
+    r"|^\[[^\]\n]{1,40}\] \[INFO\] \[tid \d{1,10}\] "
+    r"Successfully configured all the available (?P<switches_only>NVSwitches to route GPU)?"
 )
 _FM_PARTITION_RE = re.compile(r"\bNodeId (?P<node>\d+) partition id (?P<part>\d+) is activated")
 # the NVLink subnet manager (OpenSM under nvlsm on NVL5 systems, Fabric Manager's guide: "What is
@@ -20338,6 +20389,7 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
     on_line: dict[int, str | None] = {}  # each line's ``on``
     block_of: dict[int, int] = {}  # a systemctl state's failure's line: its block
     configured: list[tuple[int, str | None]] = []  # FM's "Successfully configured": line, host
+    switches_only: set[int] = set()  # those lines that name the NVSwitches alone (NVLink ALI)
     partitions: list[tuple[int, str, str]] = []  # "partition id N is activated": line, node, id
     sm_master: int | None = None  # the NVLink subnet manager's "Entering MASTER state" line
     for no, line, tagged in lines:
@@ -20388,8 +20440,10 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
                     )
                 )
             continue
-        if "Successfully configured" in line and _FM_CONFIGURED_RE.search(line):
+        if "Successfully configured" in line and (cm := _FM_CONFIGURED_RE.search(line)):
             configured.append((no, _journal_host(line) or on))
+            if cm.group("switches_only"):
+                switches_only.add(no)
             continue
         if "partition id" in line and (pm := _FM_PARTITION_RE.search(line)):
             partitions.append((no, pm.group("node"), pm.group("part")))
@@ -20520,8 +20574,14 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
         report.unread.append(
             ParseWarning(
                 line=at,
-                message="Fabric Manager configured all the available GPUs and NVSwitches to "
-                "route NVLink traffic (its log)"
+                message=(
+                    "Fabric Manager configured all the available NVSwitches to route GPU NVLink "
+                    "traffic (its log; peer-to-peer waits for the GPUs to register with the "
+                    "NVLink fabric)"
+                    if at in switches_only
+                    else "Fabric Manager configured all the available GPUs and NVSwitches to "
+                    "route NVLink traffic (its log)"
+                )
                 + (f" on {host}" if host else "")
                 + "".join(
                     f"; node {node}'s partition {part} activated (line {pno})"
@@ -20545,6 +20605,102 @@ def _fabric_manager(lines: list[tuple[int, str, int | None]], report: LogReport)
     else:
         report.events.extend(sorted(standing.values(), key=lambda ev: ev.line))
     return (running or bool(configured)) and not standing and nothing is None
+
+
+# Fabric Manager's own report of an NVSwitch error, in its log file ("[Dec 19 2024 19:17:49]
+# [ERROR] [tid 1374] detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch pci bus id
+# 00000000:83:00.0 physical id 0 port 34") or its journal ("nv-fabricmanager[5183]: detected
+# NVSwitch non-fatal error 22013 on NodeId 0 on NVSwitch pci bus id 00000000:08:00.0 physical id
+# 3 port 60"): the SXid number, the switch and its port. leptonai/gpud's fabric-manager component
+# reads the same lines (regexNVSwitchNonFatalSXidFromLog `.+detected NVSwitch non-fatal error
+# (\d+)`, a Warning event; regexNVSwitchFatalSXidFromLog for "fatal"), as the NVSwitch driver's
+# SXids are Fatal or Non-fatal (a non-fatal one the switch recovered from).
+_FM_SXID_RE = re.compile(
+    r"\bdetected NVSwitch (?P<sev>non-fatal|fatal) error (?P<sxid>\d{1,6})"
+    r"(?: on (?:fid|NodeId) \d{1,6})?"
+    r"(?: on NVSwitch pci bus id (?P<bus>[0-9A-Fa-f:.]{1,20})"
+    r"(?: physical id (?P<phys>\d{1,4}))?(?: port (?P<port>\d{1,4}))?)?"
+)
+# the head its log file opens with at each start ("Fabric Manager Log initializing at: 12/19/2024
+# 22:08:53.808"), and its "Successfully configured ..." once the switches are set up again
+_FM_LOG_START_RE = re.compile(r"^Fabric Manager Log initializing at: ")
+
+
+def _fabric_manager_sxids(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One event per host, severity and SXid of Fabric Manager's "detected NVSwitch ... error N"
+    lines, naming each switch and port with its count: ``gpu_driver_error`` for non-fatal ones
+    (the switch recovered), ``gpu_driver_fault`` for fatal; where its log then shows it started
+    again and configured the switches, said with their lines."""
+    # (host, severity, sxid) -> its lines, and each (bus, physical id) -> port -> count
+    seen: dict[tuple[str | None, str, str], list[int]] = {}
+    ports: dict[tuple[str | None, str, str], dict[tuple[str, str], Counter[str]]] = {}
+    first: dict[tuple[str | None, str, str], tuple[int, str, int | None]] = {}
+    starts: list[int] = []
+    configured: list[int] = []
+    for no, line, tagged in lines:
+        if line.startswith("Fabric Manager Log") and _FM_LOG_START_RE.match(line):
+            starts.append(no)
+            continue
+        if "Successfully configured" in line and _FM_CONFIGURED_RE.search(line):
+            configured.append(no)
+            continue
+        if "detected NVSwitch " not in line or not (m := _FM_SXID_RE.search(line)):
+            continue
+        key = (_journal_host(line), m.group("sev"), m.group("sxid"))
+        seen.setdefault(key, []).append(no)
+        first.setdefault(key, (no, line, tagged))
+        switch = (m.group("bus") or "", m.group("phys") or "")
+        ports.setdefault(key, {}).setdefault(switch, Counter())[m.group("port") or ""] += 1
+    for key, at in seen.items():
+        host, sev, sxid = key
+        no, line, tagged = first[key]
+        switches = ports[key]
+        said = []
+        for (bus, phys), counts in switches.items():
+            name = (f"NVSwitch {bus}" if bus else "an NVSwitch") + (
+                f" (physical id {phys})" if phys else ""
+            )
+            where = ", ".join(
+                (f"port {p}" if p else "no port named") + f" x{n}" for p, n in counts.items()
+            )
+            said.append(f"{name}: {where}")
+        n_ports = sum(len([p for p in c if p]) for c in switches.values())
+        restart = next((s for s in starts if s > at[-1]), None)
+        again = next((c for c in configured if restart is not None and c > restart), None)
+        span = f"line {at[0]}" if len(at) == 1 else f"lines {at[0]}-{at[-1]}"
+        report.events.append(
+            LogEvent(
+                kind="gpu_driver_fault" if sev == "fatal" else "gpu_driver_error",
+                line=no,
+                message=_quoted(line.strip()),
+                rank=tagged,
+                host=host,
+                code=sxid,
+                library="Fabric Manager",
+                exception_type=f"Fabric Manager logged NVSwitch {sev} error (SXid) {sxid} "
+                f"{len(at)} time(s) ({span})"
+                + (f" on {n_ports} port(s) of {len(switches)} NVSwitch(es)" if n_ports else "")
+                + ": "
+                + "; ".join(said)
+                + (
+                    f"; Fabric Manager then started again (line {restart})"
+                    + (
+                        f" and configured the NVSwitches (line {again}): it came back up"
+                        if again is not None
+                        else ", its log ends before it configured the NVSwitches"
+                    )
+                    if restart is not None
+                    else ""
+                )
+                + (
+                    " (a non-fatal SXid is one the switch recovered from: look the number up in "
+                    "NVIDIA's Fabric Manager user guide, and watch whether it recurs)"
+                    if sev == "non-fatal"
+                    else " (a fatal SXid, as the NVSwitch driver's Fatal ones, takes an NVSwitch "
+                    "link down)"
+                ),
+            )
+        )
 
 
 _JOURNAL_HOST_RE = re.compile(r"^\S+\s+\d+\s+\d\d:\d\d:\d\d\s+(?P<host>[\w.-]+)\s+[\w.-]+\[\d+\]:")
@@ -30062,6 +30218,7 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                 ]
                 if versions:
                     what += f" ({' against '.join(versions)})"
+            host = _prompt_host_above(lines, no, "nvidia-smi")
             report.events.append(
                 LogEvent(
                     kind="gpu_driver_fault" if lost else "gpu_driver_error",
@@ -30069,16 +30226,16 @@ def _nvidia_tool_failures(lines: list[tuple[int, str, int | None]], report: LogR
                     message=_quoted(text),
                     rank=tagged,
                     # (the shell prompt that ran nvidia-smi just above names the node)
-                    host=_prompt_host_above(lines, no, "nvidia-smi"),
+                    host=host,
                     library="nvidia-smi",
                     # (NVML itself did not start, or no GPU was there: no GPU can be used)
                     call="nvml_init" if m.group("bus") is None else None,
                     exception_type=(
-                        f"nvidia-smi could not reach GPU {m.group('bus')}: {what} (the GPU is "
-                        "lost to the driver until it is reset)"
+                        f"nvidia-smi could not reach GPU {m.group('bus')}: {what}"
+                        + _smi_lost_reading(lines, no, host)
                         if lost
                         else f"nvidia-smi could not read the GPUs: {what}"
-                    )[:240],
+                    )[:400],
                 )
             )
         elif text.startswith("The following GPUs could not be reset") and _SMI_RESET_HEAD_RE.match(

@@ -928,6 +928,8 @@ class SmiGpu:
     memory_total_mib: int | None = None
     util_pct: int | None = None
     """GPU utilization (the status table's ``GPU-Util``, ``-q``'s Utilization ``Gpu``)."""
+    util_line: int | None = None
+    """``-q``: the line of its Utilization ``Gpu`` figure."""
     idle_among_busy: bool = False
     """Set by the importer: this GPU idles (at most IDLE_PCT) while most of the others of its
     output are busy (at least BUSY_PCT): the process on it stopped or waits, its peers compute."""
@@ -1744,6 +1746,7 @@ def _query_gpu(gpu: SmiGpu, path: list[str], key: str, value: str, line: int) ->
             gpu.max_clocks_mhz[key] = int(mhz.group(1))
     elif where == "Utilization" and key == "Gpu" and (pct := re.match(r"(\d+)\s*%$", value)):
         gpu.util_pct = int(pct.group(1))
+        gpu.util_line = line
     elif where.startswith("Clocks ") and "Reasons" in where and value in ("Active", "Not Active"):
         # every reason the page lists, those in force kept by name (Idle, Applications Clocks
         # Setting, SW Power Cap ... as the CSV masks' names); the slowing ones judged apart

@@ -229,9 +229,7 @@ _IBSTAT_PANIC_RE = re.compile(
 )
 # the command a shell prompt ran ("[dphpc@slimflysmw benchmarks]$ saquery -s": saquery), found
 # anywhere in the line (the perftest reader's _PROMPT_COMMAND_RE below is anchored at its start)
-_PROMPT_RAN_RE = re.compile(
-    r"[$#][ \t]{1,8}(?:sudo[ \t]{1,8})?(?P<cmd>[\w.-]{1,40})(?:[ \t]|$)"
-)
+_PROMPT_RAN_RE = re.compile(r"[$#][ \t]{1,8}(?:sudo[ \t]{1,8})?(?P<cmd>[\w.-]{1,40})(?:[ \t]|$)")
 _UMAD_FILES_RE = re.compile(r"^\s*/dev/infiniband/umad\d+(?:\s+/dev/infiniband/umad\d+)*\s*$")
 # libibmad mad.h's management classes (IB_SMI_CLASS 0x1, IB_SMI_DIRECT_CLASS 0x81, IB_SA_CLASS
 # 0x3, IB_PERFORMANCE_CLASS 0x4), as mad_rpc_open_port prints them, in decimal
