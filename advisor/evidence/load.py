@@ -9835,6 +9835,44 @@ def _nic_counters_warned(
         )
 
 
+def _out_of_buffer_warned(
+    b: ethtool.NicStats, received: int | None, source: str, out: EvidenceFacts
+) -> None:
+    """An ``nic_rx_out_of_buffer`` for a block whose ``rx_out_of_buffer`` is not 0: where the
+    copy holds no count of the packets received (a grep of the counter) any drop is said, there
+    being nothing to weigh it against; where it holds one, past ``RX_DISCARD_MIN`` and
+    ``RX_DISCARD_SHARE`` of them, as rx_discards_phy is judged."""
+    # mlx5e's rx_out_of_buffer (Linux 593cf338, "net/mlx5e: Allocate set of queue counters per
+    # netdev": "indicates RX packet drops due to lack of receive buffers"): packets the NIC
+    # dropped because the host had posted no buffer on the receive queue, the host not
+    # draining its rings as fast as packets came
+    dropped = b.counters.get("rx_out_of_buffer")
+    if not dropped:
+        return
+    if received and (dropped < RX_DISCARD_MIN or dropped / received < RX_DISCARD_SHARE):
+        return
+    _add_failure(
+        out,
+        source,
+        logs.LogEvent(
+            kind="nic_rx_out_of_buffer",
+            line=b.counter_lines.get("rx_out_of_buffer", b.line),
+            message=f"rx_out_of_buffer {dropped}"
+            + (f" of rx_packets {received}" if received else ""),
+            library="ethtool",
+            exception_type=_nic_where(b)
+            + f"{dropped} received packet(s) dropped since the driver started because the "
+            "receive queue had no buffer posted (the host did not refill its rings as fast as "
+            "packets came)"
+            + (
+                f", {100 * dropped / received:.2g} % of those received"
+                if received
+                else " (the copy holds no count of the packets received to weigh them against)"
+            ),
+        ),
+    )
+
+
 def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseWarning]:
     """ethtool -S: a note of each block's counters and the loss counters that are not 0; a port
     that discarded a share of what it received for want of buffers is an ``nic_rx_discards``."""
@@ -9879,6 +9917,7 @@ def _ethtool(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pars
             or dropped / received < RX_DISCARD_SHARE
         ):
             _nic_counters_warned(b, said, source, out)
+            _out_of_buffer_warned(b, received, source, out)
             continue
         # (the discards' event says the pause frames sent: the others are said on their own)
         _nic_counters_warned(b, [s for s in said if s[0] != "tx_pause_ctrl_phy"], source, out)
@@ -11764,15 +11803,34 @@ def _iperf3(text: str, source: str, out: EvidenceFacts, name: str) -> list[Parse
         if (span := iperf.unsteady(run)) is not None:
             said.append(
                 f"unsteady: intervals fell to {_bitrate(span[0])} against {_bitrate(span[1])} "
-                "(a busy host, a shared link or a small window)"
+                + (
+                    "(a busy host or a small window: over loopback no link is in the path)"
+                    if run.loopback
+                    else "(a busy host, a shared link or a small window)"
+                )
             )
         if run.cut:
-            said.append("the copy ends before the test's summary")
+            said.append(
+                "the copy ends before the test's summary"
+                + (
+                    " (iperf 2's whole-test row): every row read is an interval"
+                    if run.iperf2
+                    else ""
+                )
+            )
         notes.append(
             ParseWarning(
                 line=run.line,
-                message=f"{who}{path}: " + "; ".join(said) + f"; {tool} does not print the "
-                "link's line rate: judge the figure against the NIC's speed (ethtool IFACE)",
+                message=f"{who}{path}: "
+                + "; ".join(said)
+                + (
+                    f"; a loopback test ({run.local or '?'} to {run.remote}): the connection "
+                    "never left the host, so it measures the host's TCP stack, no NIC or link: "
+                    "not about the cluster's network"
+                    if run.loopback
+                    else f"; {tool} does not print the link's line rate: judge the figure "
+                    "against the NIC's speed (ethtool IFACE)"
+                ),
                 skipped=run.cut,
             )
         )
@@ -12528,6 +12586,26 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                     exception_type=f"{i.name}: {i.tool} shows it up with no carrier"
                     + (f" ({i.reason})" if i.reason else "")
                     + (f" ({i.media})" if i.media and not i.reason else ""),
+                ),
+            )
+        if i.rx_packets == 0 and i.tx_packets and i.admin_up and not i.no_carrier and not i.virtual:
+            # (an interface up with its link that sent packets and received none since it came
+            # up: ARP or IPoIB neighbour requests went out and no answer came back: no partner
+            # on its subnet answering, or, on IPoIB, the partition or multicast group not joined.
+            # A bridge or container interface is left out: one with nothing behind it sends
+            # and hears nothing back by design)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="netif_nothing_received",
+                    line=i.packet_lines.get("rx", i.line),
+                    message=i.name,
+                    host=i.host,
+                    library=i.tool.split()[0],
+                    exception_type=f"{i.name}: RX packets 0 (line "
+                    f"{i.packet_lines.get('rx', i.line)}) against TX packets {i.tx_packets} "
+                    f"(line {i.packet_lines.get('tx', i.line)}) since it came up",
                 ),
             )
         if i.admin_up is False and i.devlink_port and not sibling_up:

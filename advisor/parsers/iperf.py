@@ -17,6 +17,7 @@ reading only says what was measured, with the retransmits and how steady the int
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from dataclasses import dataclass, field
@@ -247,6 +248,23 @@ class Iperf3Run:
     stream_bps: dict[str, float] = field(default_factory=dict)
     """iperf 2 under -P: each stream's sending rate over its longest row (the whole test's),
     by its id: a stream's server report is set against it, not against the [SUM]."""
+    last_start_s: float | None = None
+    """The start of the last interval row kept (iperf 2's whole-test row starts at 0)."""
+
+    @property
+    def loopback(self) -> bool:
+        """A test over the host's loopback (127.0.0.0/8, ::1, "localhost"): the connection never
+        left the host, so it measures its TCP stack and memory, no NIC or link."""
+        return any(_is_loopback(a) for a in (self.local, self.remote))
+
+
+def _is_loopback(addr: str) -> bool:
+    if addr.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(addr).is_loopback
+    except ValueError:
+        return False
 
 
 def _bps(value: str, unit: str) -> float:
@@ -496,6 +514,7 @@ def parse(text: str) -> list[Iperf3Run]:
                 r.cwnd.append(" ".join(m.group("cwnd").split()))
             r.interval_bps.append(bps)
             r.interval_s.append(float(m.group("end")) - float(m.group("start")))
+            r.last_start_s = float(m.group("start"))
             if retr is not None:
                 r.interval_retransmits = (r.interval_retransmits or 0) + int(retr)
     if mixed:
@@ -503,7 +522,10 @@ def parse(text: str) -> list[Iperf3Run]:
     for r in runs:
         if len(r.server_reports) > 1:
             _sum_server_reports(r)
-        if r.iperf2 and r.interval_bps:
+        if r.iperf2 and r.interval_bps and not _iperf2_total_last(r):
+            # (the copy ends before iperf 2's whole-test row: its rows are all intervals)
+            r.cut = not r.error
+        elif r.iperf2 and r.interval_bps:
             # iperf 2 prints no summary block: its last row, over the whole test, is the total
             r.seconds = r.interval_s.pop()
             total = r.interval_bps.pop()
@@ -527,6 +549,16 @@ def parse(text: str) -> list[Iperf3Run]:
         if not r.error and said < whole and not r.cut and not r.iperf2:
             r.cut = True  # the copy ends before the test's summary
     return runs
+
+
+def _iperf2_total_last(run: Iperf3Run) -> bool:
+    """Whether iperf 2's last row kept is its whole-test total: it starts at 0 and spans at
+    least every row before it (under -i its intervals run "0.00-1.00", "1.00-2.00" ... and the
+    total "0.00-10.00" comes last; without -i its one row is the total). A last row starting
+    later is an interval: the copy was cut before the total."""
+    if run.last_start_s is None or run.last_start_s > 0.0:
+        return False
+    return len(run.interval_s) == 1 or run.interval_s[-1] >= max(run.interval_s[:-1])
 
 
 def _server_report(run: Iperf3Run, body: str, no: int) -> None:

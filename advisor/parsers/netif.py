@@ -127,6 +127,8 @@ _BEFORE_STATUS_RE = re.compile(r"(?<!\s)\s+status:")
 # net-tools: "RX errors 0  dropped 0  overruns 0  frame 0" / old "RX packets:1 errors:0 dropped:0"
 _TOOL_COUNTERS_RE = re.compile(r"^\s*(?P<dir>RX|TX)\b(?P<rest>.*\berrors\b.*)$")
 _COUNTER_RE = re.compile(r"\b(?P<what>errors|dropped):?\s*(?P<n>\d+)")
+# net-tools' packet counts: "RX packets 0  bytes 0 (0.0 B)" / old "RX packets:1 errors:0 ..."
+_TOOL_PACKETS_RE = re.compile(r"^\s*(?P<dir>RX|TX) packets:?[ \t]*(?P<n>\d+)\b")
 # iproute2 -s: a heading row then the figures under it; -s -s adds "RX errors: length crc
 # frame fifo missed" and "TX errors: aborted fifo window heartbeat" rows (ip/ipaddress.c
 # print_link_stats64; newer iproute2 prints "missed" in the first row and "overrun" in the
@@ -180,7 +182,11 @@ class Interface:
     """``rx_errors``, ``rx_dropped``, ``tx_errors``, ``tx_dropped`` where printed; iproute2's
     ``-s -s`` rows add ``rx_overrun``, ``rx_missed``, ``rx_crc`` ... (by their heading's word)."""
     rx_packets: int | None = None
-    """iproute2 ``-s``'s RX packets, where printed."""
+    """iproute2 ``-s``'s (or ifconfig's) RX packets, where printed."""
+    tx_packets: int | None = None
+    """iproute2 ``-s``'s (or ifconfig's) TX packets, where printed."""
+    packet_lines: dict[str, int] = field(default_factory=dict)
+    """The line ``rx_packets`` and ``tx_packets`` were read from (by "rx" / "tx")."""
     error_lines: dict[str, int] = field(default_factory=dict)
     """The line each counter of ``errors`` was read from (iproute2's figures row)."""
 
@@ -310,6 +316,10 @@ def parse(text: str) -> list[Interface]:
                         current.error_lines[f"{stats_dir}_{word}"] = no
                     elif word == "packets" and stats_dir == "rx":
                         current.rx_packets = int(figure)
+                        current.packet_lines["rx"] = no
+                    elif word == "packets" and stats_dir == "tx":
+                        current.tx_packets = int(figure)
+                        current.packet_lines["tx"] = no
                 stats_dir = None
                 continue
             stats_dir = None
@@ -393,6 +403,14 @@ def parse(text: str) -> list[Interface]:
         if (o := _OLD_FLAGS_RE.match(line)) is not None:
             current.flags, current.mtu = tuple(o.group("flags").split()), int(o.group("mtu"))
             continue
+        if (pk := _TOOL_PACKETS_RE.match(line)) is not None:
+            if pk.group("dir") == "RX":
+                current.rx_packets = int(pk.group("n"))
+            else:
+                current.tx_packets = int(pk.group("n"))
+            current.packet_lines[pk.group("dir").lower()] = no
+            if _TOOL_COUNTERS_RE.match(line) is None:
+                continue  # (the new layout's packets line holds its bytes only)
         if (c := _TOOL_COUNTERS_RE.match(line)) is not None:
             _counters(current, c.group("dir"), c.group("rest"))
             continue

@@ -138,16 +138,18 @@ _IBERROR_RE = re.compile(r"^\s*ibportstate: iberror: (?P<what>.+?)\s*$")
 # count %u priority %d state %d %s\n"), the state one of SMINFO_NOTACT, SMINFO_DISCOVER,
 # SMINFO_STANDBY, SMINFO_MASTER). Without a destination it asks the SM its own port knows
 # (ibdiag_common.c resolve_sm_portid: the port's sm_lid), through the default port (libibumad
-# umad.c resolve_ca_name: the first CA with an active InfiniBand port)
+# umad.c resolve_ca_name: the first CA with an active InfiniBand port). The GUID is taken as any
+# word after "0x": a copy posted in public often masks it ("0x2cGUID"), the rest of the line as
+# printed
 _SMINFO_RE = re.compile(
-    r"^\s*sminfo: sm lid (?P<lid>\d+) sm guid (?P<guid>0x[0-9a-fA-F]+), activity count "
+    r"^\s*sminfo: sm lid (?P<lid>\d+) sm guid (?P<guid>0x\w{1,40}), activity count "
     r"(?P<activity>\d+) priority (?P<priority>\d+) state (?P<state>\d+) (?P<name>[A-Z_?]+)"
 )
 # sminfo's answer, or its exit (ibdiag_common.c ibexit: "sminfo: iberror: failed: %s"), is the
 # copy's own: a copy holding sminfo alone is read (the state numbers are the man page's, sminfo.8:
 # -s "0 not active, 1 discovering, 2 standby, 3 master")
 SMINFO_SIGNATURE = (
-    r"^[ \t]*sminfo: (?:sm lid \d+ sm guid 0x[0-9a-fA-F]+, activity count|iberror: )"
+    r"^[ \t]*sminfo: (?:sm lid \d+ sm guid 0x\w{1,40}, activity count|iberror: )"
     # smpquery's NodeDesc answer under its command (infiniband-diags smpquery.c node_desc:
     # printf("Node Description:%s%s\n", dots, nodename), dots padding the name to 32 columns,
     # one dot at least; the op's names "NodeDesc" and "ND")
