@@ -9494,6 +9494,15 @@ def _nccl_setup_notes(lines: list[tuple[int, str, int | None]], report: LogRepor
                 if net == "NET/IB" and what == "[RO]"
                 else f"{host or 'a host'}: NCCL's {net} uses {what}"
             )
+        elif "Failed to open libibverbs" in line and (fv := _NCCL_VERBS_INFO_RE.search(line)):
+            # (NCCL 2.x after NVIDIA/nccl ed27dc32 says it at INFO, src/misc/ibvwrap.cc: no
+            # libibverbs, so no IB/RoCE transport: the net falls back to sockets)
+            host = h.group("host") if (h := _NCCL_DEBUG_HOST_RE.search(line)) else None
+            said = (
+                f"{host or 'a host'}: NCCL could not open {fv.group('lib')}: no RDMA verbs "
+                "library on this host, so no InfiniBand/RoCE transport: NCCL/RCCL goes on with "
+                "its socket transport"
+            )
         elif "Using internal Network" in line and (w := _NCCL_OLD_NETWORK_RE.search(line)):
             said = f"NCCL's network: its internal {w.group('name')} transport"
         elif "Using network" in line and (w := _NCCL_NETWORK_RE.search(line)):
@@ -9984,7 +9993,8 @@ _CUDA_FAILURE_RE = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<what>[^']+)
 # the source place NCCL's WARN prefix names (src/debug.cc: "%s:%d:%d [%d] %s:%d NCCL WARN ",
 # __FILE__ and __LINE__ of the WARN): where a CUDA call failed ("transport/p2p.cc:275")
 _WARN_PLACE_RE = re.compile(
-    r"\] (?P<place>[\w./-]{1,200}\.(?:cc|cu|cpp|h|c):\d{1,6}) (?:\(\w{1,80}\) )?NCCL WARN "
+    # (or at the line's start: a copy of the lines without their "host:pid:tid [dev] " prefix)
+    r"(?:\] |^\s{0,8})(?P<place>[\w./-]{1,200}\.(?:cc|cu|cpp|h|c):\d{1,6}) (?:\(\w{1,80}\) )?NCCL WARN "
 )
 # NCCL's transports, one source file each under src/transport/, and the name each gives itself
 # (struct ncclTransport p2pTransport = { "P2P", ... }, shmTransport "SHM", netTransport "NET",
@@ -10071,6 +10081,18 @@ _SHM_SEGMENT_FAILED_RE = re.compile(
     r"^Error while (?P<what>creating|attaching to) shared memory segment (?P<path>\S{1,300}) "
     r"\(size (?P<size>\d{1,20})\)"
 )
+# A CUDA call of NCCL's NVLS transport (src/transport/nvls.cc: the NVLink SHARP multicast
+# objects, cuMulticastCreate/cuMulticastBindMem and their memory) that CUDA refused: NVIDIA/nccl
+# #1338 and #1672 ("transport/nvls.cc:158|598 NCCL WARN Cuda failure 1 'invalid argument'"), whose
+# maintainers point at the Fabric Manager's state on an NVSwitch system; in a container the
+# multicast objects also need the host's /dev/nvidia-caps (pie-project/pie#500). NCCL_NVLS_ENABLE=0
+# turns NVLS off and NCCL sets the communicator up without it (NCCL's environment-variable
+# documentation, NCCL_NVLS_ENABLE; NVIDIA/JAX-Toolbox#1708 sets it to 0 for that).
+NVLS_CUDA_FAILED = (
+    "in NCCL's NVLS transport (NVLink SHARP multicast buffers): CUDA refused to set them up; "
+    "check the NVIDIA Fabric Manager on an NVSwitch system, in a container the host's "
+    "/dev/nvidia-caps, or set NCCL_NVLS_ENABLE=0 to set the communicator up without NVLS"
+)
 SHM_CUDA_REGISTER_FAILED = (
     "in NCCL's shared-memory segment set-up (ncclShmOpen): the segment in /dev/shm was made and "
     "mapped, and CUDA refused to register it for the GPU (cudaHostRegister or "
@@ -10078,6 +10100,11 @@ SHM_CUDA_REGISTER_FAILED = (
 )
 
 
+# NCCL's INFO (not WARN) form of its missing verbs library: "NCCL INFO Failed to open
+# libibverbs.so[.1]" (at INFO from NVIDIA/nccl ed27dc32 on, as the fallback WARNs below say)
+_NCCL_VERBS_INFO_RE = re.compile(
+    r"NCCL INFO (?:NET/IB ?: ?)?Failed to open (?P<lib>libibverbs\.so\S{0,20})"
+)
 # WARN lines of a start-up fallback, not a failure: an NCCL without libibverbs (older releases
 # warned "Failed to open libibverbs.so[.1]", later ones say it at INFO: NVIDIA/nccl ed27dc32)
 # goes on with its socket transport
@@ -10583,6 +10610,8 @@ def _nccl_warnings(
             ev.exception_type = _nvls_bind_said(text)
         elif cuda and ev.call and ev.call.startswith("misc/shmutils.cc:"):
             ev.exception_type = SHM_CUDA_REGISTER_FAILED
+        elif cuda and ev.call and "transport/nvls.cc:" in ev.call:
+            ev.exception_type = NVLS_CUDA_FAILED
         elif shm := _SHM_SEGMENT_FAILED_RE.match(text):
             ev.exception_type = (
                 f"NCCL's shared-memory (SHM) transport could not "
@@ -10724,6 +10753,7 @@ def _nccl_warnings(
             ev.rank, ev.rank_size = by_pid[ev.pid]
     _rank_below_warnings(lines, events)
     _passed_up(lines, events)
+    _passed_up_unprefixed(lines, events)
     if any(ev.message.startswith("nvml") for ev in events):
         _nvml_warnings_gone_past(lines, events)
     _peer_gone_on_own_host(events)
@@ -11373,6 +11403,62 @@ def _passed_up(lines: list[tuple[int, str, int | None]], events: list[LogEvent])
         warn.message = (
             f"{warn.message} (then {result} = {names[result]} passed up through "
             f"{', '.join(files[:4])}{', ...' if len(files) > 4 else ''})"
+        )
+
+
+# NCCLCHECK's trace step with no "host:pid:tid [dev] NCCL INFO " before it: a copy of NCCL's
+# debug lines without their prefix (pie-project/pie#500: "transport/nvls.cc:401 -> 1", then
+# "group.cc:75 -> 1 [Async thread]"; src/include/checks.h prints "%s:%d -> %d", the group's
+# async thread adds " [Async thread]"). Only a whole line of it: a bare "file:line -> N" inside
+# other text is not NCCL's.
+_NCCL_BARE_RETURN_RE = re.compile(
+    r"^\s{0,8}(?P<where>[\w./-]{1,200}\.(?:cc|cu|h|c|cpp):\d{1,6}) -> (?P<res>\d{1,4})"
+    r"(?: \[[\w ]{1,40}\])?\s*$"
+)
+
+
+def _passed_up_unprefixed(lines: list[tuple[int, str, int | None]], events: list[LogEvent]) -> None:
+    """The result NCCL passed up after a WARN that names no process (its line with no prefix), read
+    from the bare trace steps right under it (``_NCCL_BARE_RETURN_RE``), said as ``_passed_up``
+    says a prefixed one's: with no process to tell traces apart, only the lines straight under
+    the WARN (each within ``WARN_RESULT_LINES`` of the last) count."""
+    names = NCCL_RESULT_NAMES
+    bare = [
+        ev
+        for ev in events
+        if ev.kind == "nccl_warning"
+        and ev.pid is None
+        and ev.host is None
+        and " passed up through " not in ev.message
+    ]
+    if not bare:
+        return
+    at = {no: i for i, (no, _, _) in enumerate(lines)}
+    for warn in bare:
+        if warn.line not in at:
+            continue
+        steps: list[tuple[str, int]] = []
+        last = warn.line
+        first_step = 0
+        for no, line, _ in lines[at[warn.line] + 1 :]:
+            if no - last > WARN_RESULT_LINES:
+                break
+            if not (m := _NCCL_BARE_RETURN_RE.match(line)):
+                continue
+            last, first_step = no, first_step or no
+            steps.append((m.group("where").rsplit(":", 1)[0], int(m.group("res"))))
+        if not steps or (result := steps[0][1]) not in names:
+            continue
+        files = list(dict.fromkeys(where for where, res in steps if res == result))
+        ended = (
+            "; it reached init.cc and group.cc: the communicator's set-up failed"
+            if "init.cc" in files and any(f.endswith("group.cc") for f in files)
+            else ""
+        )
+        warn.message = (
+            f"{warn.message} (then {result} = {names[result]} passed up through "
+            f"{', '.join(files[:4])}{', ...' if len(files) > 4 else ''}, lines "
+            f"{first_step}-{last}{ended})"
         )
 
 
@@ -12355,7 +12441,9 @@ def _nccl_result_descriptions(lines: list[tuple[int, str, int | None]], report: 
 # 219889 [0] NCCL INFO misc/socket.cc:564 -> 2". A WARN line usually says why at the first step;
 # some failures print none (NCCL issue 1099, socketPollConnect).
 _NCCL_RETURN_RE = re.compile(
-    r"NCCL INFO (?P<where>[\w./-]+\.(?:cc|cu|h|c|cpp):\d+) -> (?P<res>\d+)\b"
+    # (NCCL 2.2's lines carry no "NCCL " before their level: "gpu-bql-144-103:18553:18611 [0]
+    # INFO bootstrap.cu:28 -> 2 [Net]" under "include/socket.h:360 WARN ...", NVIDIA/nccl-tests#15)
+    r"(?:NCCL )?\bINFO (?P<where>[\w./-]+\.(?:cc|cu|h|c|cpp):\d+) -> (?P<res>\d+)\b"
     # a socket step names the system error it met: "misc/socket.cc:505 -> 2 (Operation now in
     # progress)" (NCCL 2.19 on, its socket calls' strerror)
     r"(?: \((?P<why>[A-Z][^()]*)\))?"
@@ -14248,6 +14336,35 @@ _OMPI_SIGNAL_FIELD_RE = re.compile(
 _SHELL_END_RE = re.compile(
     r"^(?P<sig>Killed|Terminated|Aborted|Segmentation fault|Bus error|Floating point exception"
     r"|Illegal instruction)(?: \(core dumped\))?$"
+)
+# A script's job a signal ended, as bash reports it (jobs.c notify_of_job_status: a
+# non-interactive shell prints "%s: line %d: " (the script, its line), the pid, strsignal() of
+# the signal and " (core dumped)" where the process dumped core, then the command):
+# "run.sh: line 11: 2563676 Segmentation fault      (core dumped) ./MultiDevOneP". In a zh_CN
+# locale the same line reads "run.sh: 第 11 行： 2563676 段错误 （核心已转储） ..." (bash's
+# po/zh_CN.po: "%s: line %d: " → "%s: 第 %d 行：", " (core dumped)" → "（核心已转储）",
+# "Segmentation fault" → "段错误"; the other signals' names are strsignal()'s, glibc's
+# po/zh_CN.po: "Killed" → "已杀死", "Terminated" → "已终止", "Aborted" → "已放弃", "Bus error" →
+# "总线错误", "Illegal instruction" → "非法指令", "Floating point exception" → "浮点数例外"
+# (bash's own catalogue: "浮点异常"); read from Debian's bash 5.2.15 and libc6 zh_CN .mo files).
+_BASH_JOB_SIGNAL_ZH = {
+    "段错误": "Segmentation fault",
+    "已杀死": "Killed",
+    "已终止": "Terminated",
+    "已放弃": "Aborted",
+    "总线错误": "Bus error",
+    "非法指令": "Illegal instruction",
+    "浮点数例外": "Floating point exception",
+    "浮点异常": "Floating point exception",
+}
+BASH_STOP_SIGNALS = (-9, -15)
+"""SIGKILL and SIGTERM as a bash job's exit code here: what a script does to its own jobs."""
+_BASH_JOB_SIGNAL_RE = re.compile(
+    r"^\s{0,8}(?P<script>[^\s:]{1,200}): (?:line (?P<line>\d{1,7}):|第 (?P<zhline>\d{1,7}) 行：)"
+    r" {0,20}(?P<pid>\d{1,10}) (?P<sig>Killed|Terminated|Aborted|Segmentation fault|Bus error"
+    r"|Floating point exception|Illegal instruction|"
+    + "|".join(_BASH_JOB_SIGNAL_ZH)
+    + r")(?: {0,40}(?P<core>\(core dumped\)|（核心已转储）))?(?: {1,40}(?P<cmd>\S[^\n]{0,300}))?"
 )
 # glibc's assert(3) before it aborts (assert/assert.c, __assert_fail_base: "%s%s%s:%u: %s%sAssertion
 # `%s' failed."): "train_gpt2cu: llmc/dataloader.h:186: void dataloader_init(...): Assertion
@@ -17382,6 +17499,43 @@ def _absl_frame(
     return after[0] if after else None
 
 
+def _bash_job_signaled(
+    lines: list[tuple[int, str, int | None]],
+    no: int,
+    bj: re.Match[str],
+) -> LogEvent:
+    """bash's report of a script's job a signal ended (``_BASH_JOB_SIGNAL_RE``), in English or
+    zh_CN, tied to the NCCL process of the log whose prefix names the same pid (its host, its
+    lines): the crash is that process's."""
+    sig = _BASH_JOB_SIGNAL_ZH.get(bj.group("sig"), bj.group("sig"))
+    pid = int(bj.group("pid"))
+    host: str | None = None
+    nccl_lines: list[int] = []
+    for at, t, _ in lines:
+        if at < no and (pm := _NCCL_PREFIX_RE.search(t)) and int(pm.group("pid")) == pid:
+            host = host or pm.group("host")
+            nccl_lines.append(at)
+    whose = (
+        f" ({host}, the NCCL process of line(s) {nccl_lines[0]}-{nccl_lines[-1]})"
+        if nccl_lines
+        else ""
+    )
+    core = ", core dumped" if bj.group("core") else ""
+    cmd = f": {bj.group('cmd').strip()[:160]}" if bj.group("cmd") else ""
+    return LogEvent(
+        kind="launcher_exit",
+        line=no,
+        message=_quoted(
+            f"{bj.group('script')} line {bj.group('line') or bj.group('zhline')}: the shell "
+            f"reports process {pid}{whose} ended by {sig} (signal {SIGNAL_TEXTS[sig]}){core}{cmd}"
+        ),
+        exception_type="bash (a script's job ended by a signal)",
+        host=host,
+        pid=pid,
+        exit_code=-SIGNAL_TEXTS[sig],
+    )
+
+
 def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     seen: set[tuple[str, int | str]] = set()
 
@@ -17408,6 +17562,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
     by_handler: list[LogEvent] = []
     handled: set[int] = set()
     shell_ended: set[int] = set()
+    shell_jobs: set[int] = set()  # the pids of the script's jobs bash reported ended
     device_of_pid: dict[tuple[str, int], int] | None = None  # read once a handler's line is met
     # (the first line of the job's own output, for srun's node failure: found once, a log may
     # hold many such failures)
@@ -17431,6 +17586,19 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             continue
         if "Pid" in line and (rp := _RANK_PID_RE.match(line)):
             rank_of_pid.setdefault(int(rp.group("pid")), int(rp.group("rank")))
+        if (" line " in line or " 行：" in line) and (bj := _BASH_JOB_SIGNAL_RE.match(line)):
+            # (kept, as a signal handler's account is, only where no launcher's account of its
+            # ranks is in the log: srun's "task 1: Exited with exit code 134" names the same end)
+            # (a job of the script's own that it killed or stopped, a "tail -f" of a start log:
+            # Killed or Terminated is read only where it is a process of the log's NCCL lines;
+            # a crash signal is the job's own fault whoever it is)
+            bash_ev = _bash_job_signaled(lines, no, bj)
+            if bash_ev.pid not in shell_jobs and (
+                bash_ev.host is not None or bash_ev.exit_code not in BASH_STOP_SIGNALS
+            ):
+                shell_jobs.add(bash_ev.pid or 0)
+                by_handler.append(bash_ev)
+            continue
         if tagged is not None and tagged not in shell_ended and (se := _SHELL_END_RE.match(text)):
             shell_ended.add(tagged)
             by_handler.append(
