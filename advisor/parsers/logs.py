@@ -806,6 +806,7 @@ class LogEvent:
     op framework failed: its tiling, or its own check of its inputs), npu_smi_unusable (the importer's, an environment
     dump such as verl's diagnose that could not run npu-smi),
     link_carrier_lost, bmc_fault, bmc_event, pg_debug_dump, pg_dump_unfinished, device_not_offered,
+    gpu_mr_refused (a verbs program's GPU buffer its RDMA device would not register),
     pcie_link_narrow and pcie_link_slow (the importer's, lspci's), link_speed_low (the importer's, ethtool's),
     pod_unschedulable (the importer's, Kubernetes events), node_unavailable (the importer's, sinfo's
     and scontrol's node states), transfer_stalled (the importer's, iperf's),
@@ -2364,6 +2365,10 @@ def _parse_events(text: str) -> LogReport:
         or "Waiting indefinitely" in text
     ):
         _devices_not_offered(lines, report)
+    if "register GPU MR" in text:
+        _gpu_mr_refused(lines, report)
+    if "error creating new device" in text:
+        _rdma_plugin_no_devices(lines, report)
     if " hook #" in text:
         _oci_hook_failures(lines, report)
     if "did not terminate successfully" in text:
@@ -19831,6 +19836,120 @@ _KUBECTL_POD_PREFIX_RE = re.compile(r"^\s*\[pod/(?P<pod>[\w.-]+)/[\w.-]+\] ")
 # which, with their prefixes taken off (or never asked for), no longer say which pod wrote each
 _KUBECTL_LOGS_RE = re.compile(r"\bkubectl\s(?:[^\n]*\s)?logs\s(?P<args>[^\n]*)$")
 _KUBECTL_SELECTOR_RE = re.compile(r"(?:^|\s)(?:-l|--selector)(?:[=\s]|$)")
+
+
+# Mellanox's k8s-rdma-shared-dev-plugin when it cannot make a PCI function one of its devices
+# (pkg/resources/resources_manager.go GetDevices: log.Printf("error creating new device: %q", err),
+# the function left out of every resource it serves): NewPciNetDevice's
+# "missing RDMA device spec for device %s, %v" where rdma_device_spec.go VerifyRdmaSpec finds no
+# character device of a name the plugin needs ('RDMA device "issm" not found': rdmamap lists the
+# function's /dev/infiniband devices; Spiderpool's RDMA guide reads the line as rdma-core missing
+# on the host, and Linux's ib_umad makes issm for an InfiniBand port only), and pkg/utils
+# GetPCIDevDriver's "error getting driver info for device %s %v" where the function's
+# /sys/bus/pci/devices/<addr>/driver link is absent (no driver bound). %q escapes the inner
+# quotes (\"issm\").
+_PCI_ADDR = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+_RDMA_PLUGIN_NO_DEVICE_RE = re.compile(
+    rf'error creating new device: "missing RDMA device spec for device (?P<spec>{_PCI_ADDR}), '
+    r'RDMA device \\?"(?P<dev>\w{1,20})\\?" not found'
+    rf'|error creating new device: "error getting driver info for device (?P<nodriver>{_PCI_ADDR})'
+    r" readlink \S{1,200}: (?P<why>[^\"\n]{1,120})"
+)
+
+
+def _rdma_plugin_no_devices(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``device_not_offered`` per cause the RDMA shared device plugin gave for the PCI
+    functions it could not make devices of, the functions named (its shared resource holds
+    none of them: pods asking for it get no RDMA device of theirs)."""
+    causes: dict[str, tuple[int, list[str], str, int | None]] = {}
+    for no, line, tagged in lines:
+        if "error creating new device" not in line or not (
+            m := _RDMA_PLUGIN_NO_DEVICE_RE.search(line)
+        ):
+            continue
+        if m.group("spec"):
+            pci, dev = m.group("spec"), m.group("dev")
+            cause = (
+                f'no "{dev}" character device for it under /dev/infiniband ('
+                + (
+                    # (Linux drivers/infiniband/core/user_mad.c ib_umad_init_port: umad%d for each
+                    # port, issm%d only where rdma_cap_ib_smi, an InfiniBand port's)
+                    "ib_umad's subnet-manager device, which Linux makes for an InfiniBand port "
+                    "only: none on a port in Ethernet (RoCE) mode, none at all without ib_umad "
+                    "loaded"
+                    if dev == "issm"
+                    else "ib_umad's, loaded by the host's rdma-core"
+                    if dev == "umad"
+                    else "the host's RDMA modules (rdma-core) make them"
+                )
+                + ")"
+            )
+        else:
+            pci = m.group("nodriver")
+            cause = f"no driver bound to it (its sysfs driver link: {m.group('why')})"
+        first, pcis, said, rank = causes.get(cause, (no, [], line.strip(), tagged))
+        if pci not in pcis:
+            pcis.append(pci)
+        causes[cause] = (first, pcis, said, rank)
+    for cause, (first, pcis, said, rank) in causes.items():
+        report.events.append(
+            LogEvent(
+                kind="device_not_offered",
+                line=first,
+                message=_quoted(said),
+                rank=rank,
+                library="RDMA shared device plugin",
+                exception_type=f"the RDMA shared device plugin could not create a device for "
+                f"{len(pcis)} PCI function(s) ({', '.join(pcis[:8])}"
+                f"{' ...' if len(pcis) > 8 else ''}): {cause}; its RDMA resource offers none "
+                "of them to pods",
+            )
+        )
+
+
+# Mellanox's gpu_direct_rdma_access example (gpu_mem_util / rdma_common.c rdma_buffer_reg):
+# DEBUG_LOG("ibv_reg_mr(pd %p, buf %p, size = %lu, access_flags = 0x%08x\n", ...) before it
+# registers a cudaMalloc'd buffer, then fprintf(stderr, "Couldn't register GPU MR\n") where
+# ibv_reg_mr returns NULL. An HCA registers GPU memory only through GPUDirect RDMA (NVIDIA's
+# GPUDirect RDMA documentation: the nvidia-peermem module, formerly nv_peer_mem, or a dma-buf of
+# the buffer), so the refusal says GPUDirect RDMA is not there for this GPU.
+_GPU_MR_REFUSED_RE = re.compile(r"^\s{0,8}Couldn't register GPU MR\b")
+_REG_MR_CALL_RE = re.compile(
+    r"ibv_reg_mr\(pd (?:0x)?[0-9a-fA-F]{1,16}, buf (?P<buf>(?:0x)?[0-9a-fA-F]{1,16}), "
+    r"size = (?P<size_bytes>\d{1,20})"
+)
+GPU_MR_CALL_LOOK_LINES = 4
+"""How far above "Couldn't register GPU MR" its ibv_reg_mr call's debug line is looked for."""
+
+
+def _gpu_mr_refused(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """A ``gpu_mr_refused`` per "Couldn't register GPU MR": the buffer (address, size) its
+    ibv_reg_mr debug line above names, where the program printed one."""
+    for index, (no, line, tagged) in enumerate(lines):
+        if "register GPU MR" not in line or not _GPU_MR_REFUSED_RE.match(line):
+            continue
+        call = None
+        for above_no, above, _ in reversed(lines[max(0, index - GPU_MR_CALL_LOOK_LINES) : index]):
+            if "ibv_reg_mr(" in above and (c := _REG_MR_CALL_RE.search(above)):
+                call = (above_no, c.group("buf"), int(c.group("size_bytes")))
+                break
+        report.events.append(
+            LogEvent(
+                kind="gpu_mr_refused",
+                line=no,
+                message=_quoted(line.strip()),
+                rank=tagged,
+                call="ibv_reg_mr",
+                exception_type="the RDMA device would not register the GPU's buffer"
+                + (
+                    f" (buf {call[1]}, {call[2]} bytes, its ibv_reg_mr call at line {call[0]})"
+                    if call
+                    else ""
+                )
+                + ": GPUDirect RDMA (the nvidia-peermem module, formerly nv_peer_mem, or dma-buf) "
+                "is not there for this GPU",
+            )
+        )
 
 
 def _plugin_pods(lines: list[tuple[int, str, int | None]]) -> dict[int, str | None]:

@@ -495,6 +495,17 @@ def ibnetdiscover_outline(text: str) -> tuple[list[tuple[int, str, str]], int | 
     return nodes, elided
 
 
+def ibnetdiscover_switch_peers(text: str) -> dict[int, bool]:
+    """Each ``ibnetdiscover`` port line's number: whether the node at its other end is a switch
+    (its id "S-GUID", as ibnetdiscover and ibdiagnet's topology file name a switch; "H-GUID" an
+    HCA's port)."""
+    peers: dict[int, bool] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        if line.startswith("[") and (ip := _IBNET_PORT_RE.match(line)):
+            peers[no] = ip.group("peer").startswith("S-")
+    return peers
+
+
 # a lane's nominal rate by libibnetdisc's speed name (InfiniBand's SDR 2.5 Gb/s ... NDR 100)
 _IB_SPEED_GBPS = {
     "SDR": 2.5, "DDR": 5.0, "QDR": 10.0, "FDR10": 10.0, "FDR": 14.0, "EDR": 25.0, "HDR": 50.0,
