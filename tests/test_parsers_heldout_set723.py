@@ -126,19 +126,17 @@ def test_ranks_on_their_own_gpus_or_hosts_stay_ready(tmp_path: Path) -> None:
 # --- nvidia-smi --query-gpu: a GPU's link narrower than its peer's ------------------------------
 
 
-def test_a_gpu_at_x4_beside_one_at_x16_is_named_and_the_idle_gen_a_note() -> None:
+def test_a_gpu_at_x4_beside_one_of_another_name_at_x16_is_a_note_and_the_idle_gen_a_note() -> None:
+    # (review 69b faults 2-3: "GeForce GTX 1060" and "GeForce GTX 1060 6GB" are two names, so
+    # neither is the other's peer, and both sit in P8, where --help-query-gpu says the current
+    # width "may be reduced": a note, no warning)
     ev = _load(WIDTH)
     assert ev.files[0].formats == ["lspci_list", "nvidia_smi_query_csv"]
     level, outcome = heldout.imported(ev)
-    assert level == "READY WITH WARNINGS"
-    assert heldout.above_info(outcome) == [("evidence-gpu-pcie-width-below-peers", "warning")]
-    message, (item,) = heldout.finding(outcome, "evidence-gpu-pcie-width-below-peers")
-    assert "no pcie.link.width.max" in message
-    assert item.startswith(
-        "GPU 1 (00000000:0F:00.0) NVIDIA GeForce GTX 1060 6GB: link width x4 against x16 of GPU 0"
-    )
-    assert item.endswith(", line 3)")
-    (gen,) = [n for line, n in heldout.notes(ev) if line == 2]
+    assert level == "READY" and heldout.above_info(outcome) == []
+    (width,) = [n for _, n in heldout.notes(ev) if "not compared" in n]
+    assert "GPU 1 (NVIDIA GeForce GTX 1060 6GB) at x4" in width
+    (gen,) = [n for line, n in heldout.notes(ev) if line == 2 and "PCIe Gen1" in n]
     assert gen.startswith(
         "nvidia_smi_query_csv: nvidia-smi --query-gpu: GPU 0 at PCIe Gen1 in P8, GPU 1 at PCIe Gen1 in P8:"
     )

@@ -6007,10 +6007,11 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
         _samples_unread(e.samples, source, out)
         return [ParseWarning(line=e.line, message=_samples_said(e.samples), skipped=False)]
     parsed = read.gpus
-    _width_against_peers(parsed)
+    width_notes = _width_against_peers(parsed)
     gpus = [_smi_gpu(gpu, source, gpu.driver_version, "") for gpu in parsed]
     out.gpus.extend(gpus)
     notes = list(read.notes)  # (a loop's samples of the same GPUs, said with their ranges)
+    notes += width_notes
     if (idle_gen := _idle_link_gen(parsed)) is not None:
         notes.append(idle_gen)
     masks: dict[str, list[nvidia_smi.SmiGpu]] = {}  # a masks' reading → the GPUs it is of
@@ -6054,26 +6055,70 @@ def _smi_query_csv(text: str, source: str, out: EvidenceFacts, name: str) -> lis
 _MASK_KINDS = {"active": "in force", "supported": "it can report"}
 
 
-def _width_against_peers(parsed: list[nvidia_smi.SmiGpu]) -> None:
+def _width_against_peers(parsed: list[nvidia_smi.SmiGpu]) -> list[ParseWarning]:
     """A ``--query-gpu`` copy that asked ``pcie.link.width.current`` and not ``.max``: each GPU
-    whose current link is narrower than the widest of the copy's other GPUs gets that width and
-    GPU (pcie_width_peer_lanes, judged by evidence-gpu-pcie-width-below-peers). Without the max
-    the GPU's own link is not known; its peers in the same copy, read at the same moment, are
-    the nearest measure. (The width is compared, not the generation: the GPUs lower it at idle.)"""
+    whose current link is narrower than the widest of the copy's other GPUs of its own model
+    (``name``) gets that width and GPU (pcie_width_peer_lanes, judged by
+    evidence-gpu-pcie-width-below-peers). Without the max the GPU's own link is not known; its
+    peers of the same model in the same copy are the nearest measure (a card of another model
+    may be built for fewer lanes: no peer of its model, no comparison, said in a note).
+    nvidia-smi --help-query-gpu: pcie.link.width.current "The current PCI-E link width. These
+    may be reduced when the GPU is not in use." So a GPU whose own earlier sample in the copy
+    showed the wider link, or one at rest (P8 or lower, and 0 % utilization where asked), gets
+    a note, not the peer width. Returns the notes."""
     if any("Max" in g.pcie_width_lanes for g in parsed):
-        return  # the max asked: evidence-gpu-pcie-width-low judges each GPU against its own
-    widths = [
-        (g.pcie_width_lanes["Current"], g.gpu) for g in parsed if "Current" in g.pcie_width_lanes
-    ]
-    if len({gpu for _, gpu in widths}) < 2:
-        return
-    for g in parsed:
-        if "Current" not in g.pcie_width_lanes:
+        return []  # the max asked: evidence-gpu-pcie-width-low judges each GPU against its own
+    widths = [g for g in parsed if "Current" in g.pcie_width_lanes]
+    if len({g.gpu for g in widths}) < 2:
+        return []
+    notes: list[ParseWarning] = []
+    alone: list[nvidia_smi.SmiGpu] = []
+    for g in widths:
+        peers = [p for p in widths if p.gpu != g.gpu and p.name and p.name == g.name]
+        if not peers:
+            alone.append(g)
             continue
-        others = [(lanes, gpu) for lanes, gpu in widths if gpu != g.gpu]
-        lanes, peer = max(others)
-        if g.pcie_width_lanes["Current"] < lanes:
+        lanes, peer = max((p.pcie_width_lanes["Current"], p.gpu) for p in peers)
+        current = g.pcie_width_lanes["Current"]
+        if current >= lanes:
+            continue
+        if g.pcie_width_widest is not None and g.pcie_width_widest >= lanes:
+            why = f"an earlier sample of it in the copy shows x{g.pcie_width_widest}"
+        elif (
+            g.pstate[1:].isdigit() and int(g.pstate[1:]) >= IDLE_PSTATE and g.util_pct in (None, 0)
+        ):
+            why = f"it is at rest ({g.pstate}" + (", 0 % utilization)" if g.util_pct == 0 else ")")
+        else:
             g.pcie_width_peer_lanes, g.pcie_width_peer = lanes, peer
+            continue
+        notes.append(
+            ParseWarning(
+                line=g.line,
+                message=f"nvidia-smi --query-gpu: GPU {g.gpu} ({g.bus_id or g.name}) at x{current}"
+                f" against x{lanes} of GPU {peer}, but {why}: nvidia-smi --help-query-gpu says"
+                " pcie.link.width.current 'may be reduced when the GPU is not in use'; read it"
+                " again under load; not a fault",
+                skipped=False,
+            )
+        )
+    widest = max(g.pcie_width_lanes["Current"] for g in widths)
+    if any(g.pcie_width_lanes["Current"] < widest for g in alone):
+        # (said only where another model's wider link would have been compared before)
+        notes.append(
+            ParseWarning(
+                line=alone[0].line,
+                message="nvidia-smi --query-gpu: "
+                + ", ".join(
+                    f"GPU {g.gpu} ({g.name or 'no name'}) at x{g.pcie_width_lanes['Current']}"
+                    for g in alone
+                )
+                + ": none has another GPU of its own model in the copy and pcie.link.width.max"
+                " was not asked, so their link widths are not compared (a card of another"
+                " model may be built for fewer lanes)",
+                skipped=False,
+            )
+        )
+    return notes
 
 
 def _idle_link_gen(parsed: list[nvidia_smi.SmiGpu]) -> ParseWarning | None:

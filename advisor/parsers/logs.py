@@ -1150,20 +1150,19 @@ def parse(text: str) -> LogReport:
     names a host, no HCCL plog line is there (an NCCL_DEBUG=INFO log or an HCCL plog of a
     healthy run is evidence too) and the run did not say it succeeded."""
     success = _run_success(text)
-    aborted = _mllog_aborted(text) if success is None else None
+    stop = _mllog_stop(text) if success is None else None
     try:
         report = _parse_events(text)
     except ParseError:
-        if success is None and aborted is None:
+        if success is None and stop is None:
             raise
         report = LogReport()  # the run's own word that it succeeded (or stopped), no error line
         if success is not None:
             _success_only_notes(text, success, report)
     if success is not None:
         _gone_past_success(report, success)
-    if aborted is not None:
-        report.events.append(aborted)
-        report.events.sort(key=lambda e: e.line)
+    if stop is not None:
+        _mllog_stop_said(stop, report)
     _notes_beside_events(text, report)
     return report
 
@@ -2122,34 +2121,73 @@ def _run_success(text: str) -> RunSuccess | None:
     return found
 
 
-def _mllog_aborted(text: str) -> LogEvent | None:
-    """MLPerf's last run_stop in ``text`` when its status is not "success" (ABORTED: the run
-    stopped before its quality target, mlcommons/training compliance/mllog/constants.py) and no
-    run started after it: the run's own word that it did not succeed."""
+@dataclass
+class _MllogStop:
+    """MLPerf's last run_stop of a log that did not say "success" (no run started after it)."""
+
+    line: int
+    start: int
+    """The line of the last init_start / run_start above it (0: none): its run's first line."""
+    status: str
+    """Its metadata's status, lowered: "aborted", or "" where it gave none."""
+
+
+def _mllog_stop(text: str) -> _MllogStop | None:
+    """MLPerf's last run_stop in ``text`` when its status is not "success" and no run started
+    after it. mlcommons/training compliance/mllog/constants.py defines two statuses, SUCCESS
+    "success" and ABORTED "aborted": an "aborted" one is the run's own word that it did not
+    succeed; one with no status says neither (a logger that ended RUN_STOP without metadata)."""
     if "run_stop" not in text:
         return None
-    stopped: LogEvent | None = None
+    stopped: _MllogStop | None = None
+    start = 0
     for no, line in enumerate(text.splitlines(), start=1):
         if MLLOG_PREFIX not in line or (record := _mllog(line)) is None:
             continue
         key = record.get("key")
         if key in _MLLOG_STARTS:
             stopped = None  # a later trial started: an earlier one's end is not the log's
+            start = no
         elif key == "run_stop":
             given = record.get("metadata")
             meta: dict[str, Any] = given if isinstance(given, dict) else {}
             status = str(meta.get("status", "")).lower()
             if status == "success":
                 stopped = None
-            elif stopped is None:  # (every rank may print it: the first one's line)
-                stopped = LogEvent(
-                    kind="run_aborted",
-                    line=no,
-                    message=f'MLPerf\'s run_stop, status "{status or "none given"}": the run '
-                    "stopped before it reached its quality target",
-                    library="MLPerf",
-                )
+            elif stopped is None or (stopped.status == "" and status == "aborted"):
+                # (every rank may print it: the first one's line, an "aborted" over none)
+                stopped = _MllogStop(line=no, start=start, status=status)
     return stopped
+
+
+def _mllog_stop_said(stop: _MllogStop, report: LogReport) -> None:
+    """What MLPerf's last run_stop without success adds to ``report``: an "aborted" one an event
+    (run_aborted) that names the run's last error line above it where one was read, and claims
+    no cause where none was; one with no status (or another word) a note, no event: the
+    constants define only "success" and "aborted", so it says neither."""
+    if stop.status != "aborted":
+        said = f'status "{stop.status}"' if stop.status else "no status"
+        report.unread.append(
+            ParseWarning(
+                line=stop.line,
+                message=f"MLPerf's run_stop gave {said} (mlcommons/training's mllog constants"
+                ' define "success" and "aborted"): the log does not say whether the run'
+                " succeeded",
+                skipped=False,
+            )
+        )
+        return
+    before = [e for e in report.events if stop.start < e.line < stop.line]
+    message = 'MLPerf\'s run_stop, status "aborted"'
+    if before:
+        last = before[-1]
+        message += f", after the error at line {last.line}: {last.message[:160]}"
+    else:
+        message += ", and no error line of the run above it (read its evaluation lines)"
+    report.events.append(
+        LogEvent(kind="run_aborted", line=stop.line, message=message, library="MLPerf")
+    )
+    report.events.sort(key=lambda e: e.line)
 
 
 # torchtitan's logger at the end of its training loop, as its run logs print it ("[rank0]:[titan]

@@ -443,8 +443,9 @@ _RANK_BUS_RE = re.compile(
 
 
 def _shared_gpus(lines: list[tuple[int, str, int | None]]) -> list[dict[str, Any]]:
-    """GPUs two or more ranks of one device list stand on: one host and one bus id (a bus id
-    names one GPU of a host, whatever CUDA_VISIBLE_DEVICES numbers it). Ranks of separate lists
+    """GPUs two or more ranks of one device list stand on: one host and one full PCI id (it
+    names one GPU of a host, whatever CUDA_VISIBLE_DEVICES numbers it), or, where the older
+    form printed the bus number alone, one host, bus and CUDA device number. Ranks of separate lists
     (each process's own Rank 0, a second run) are not compared: the solo-run reading says those."""
     found: list[dict[str, Any]] = []
     listing: dict[tuple[str, str], dict[int, int]] = {}  # (host, bus) -> rank -> its line
@@ -456,7 +457,7 @@ def _shared_gpus(lines: list[tuple[int, str, int | None]]) -> list[dict[str, Any
                 found.append(
                     {
                         "host": key[0],
-                        "bus": key[1],
+                        "bus": key[1].split(" ", 1)[0],
                         "device": devices[key],
                         "ranks": sorted(ranks),
                         "lines": sorted(ranks.values()),
@@ -473,7 +474,12 @@ def _shared_gpus(lines: list[tuple[int, str, int | None]]) -> list[dict[str, Any
         m = _RANK_BUS_RE.match(stripped)
         if m is None:
             continue
-        key = (m.group("host"), m.group("bus").lower())
+        bus = m.group("bus").lower()
+        # a full PCI id (domain:bus:device[.function]) names one GPU of a host; the older
+        # "[0x%02x]" is the bus number alone, the same on every GPU where each sits in its own
+        # PCI domain on bus 00 (Azure ND VMs print "[0x00]" for devices 0-7): there only the
+        # same CUDA device number with the same bus is one GPU
+        key = (m.group("host"), bus if ":" in bus else f"{bus} device {m.group('dev')}")
         rank = int(m.group("rank"))
         if rank == 0 and any(0 in r for r in listing.values()):
             close()  # a second Rank 0: another process's (or run's) list

@@ -1026,6 +1026,9 @@ class SmiGpu:
     copy's other GPUs, where this GPU's current link is narrower (None otherwise)."""
     pcie_width_peer: int | None = None
     """The GPU (index) of that widest link."""
+    pcie_width_widest: int | None = None
+    """A looped ``--query-gpu`` copy: the widest current link width an earlier sample of this
+    GPU showed, where one did (its latest sample is the one read)."""
     pstate: str = ""
     """``--query-gpu``'s ``pstate``: the performance state (P0 fastest ... P12 least power)."""
     processes: list[SmiProcess] | None = None
@@ -2153,6 +2156,10 @@ def read_query_csv(text: str) -> QueryCsv:
             continue
         gpu = _csv_gpu(values, int(index), no)
         if at is not None and same is not None and same.gpu == gpu.gpu:
+            # (the widest link an earlier sample showed stays known: --help-query-gpu's
+            # pcie.link.width.current "may be reduced when the GPU is not in use")
+            seen = [same.pcie_width_widest, same.pcie_width_lanes.get("Current")]
+            gpu.pcie_width_widest = max((w for w in seen if w is not None), default=None)
             gpus[at] = gpu
             continue
         if gpu.bus_id:
