@@ -396,6 +396,12 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
                                   message="multi-nic-cni connection check net: node-3 (10.0.1.3) is in every pair that did not connect (2)",
                                   exception_type="1 pair(s) to it and 1 from it 0/2 connected")]},
      {"evidence.failures": [event(kind="iperf_failed")]}, {}),
+    # (review 69c: "N/N" with no bitrate: iperf3.go counted an address it read no result for)
+    ("evidence-multinic-connection-unmeasured", "nccl",
+     {"evidence.failures": [event(kind="multinic_unmeasured", library="multi-nic-cni",
+                                  message="multi-nic-cni connection check net: node-3 to node-1 (10.0.1.1 10.0.2.1): 2/2 connected",
+                                  exception_type="0 bitrate(s) for 2 address(es): connected count without any measurement")]},
+     {"evidence.failures": [event(kind="multinic_unconnected")]}, {}),
     ("evidence-iperf3-failed", "nccl",
      {"evidence.failures": [event(kind="iperf_failed", library="iperf3",
                                   message="iperf3: error - unable to connect to server: Connection refused",

@@ -11457,8 +11457,14 @@ def _multinic_check(text: str, source: str, out: EvidenceFacts, name: str) -> li
     notes: list[ParseWarning] = []
     for check in iperf.parse_connection_check(text):
         net = f" {check.network}" if check.network else ""
-        whole = [p for p in check.pairs if p.connected >= p.total]
+        # (a row is whole only where it measured every address: iperf3.go ReadResult counts an
+        # address missing from the client's result map, as when the client pod's log could not
+        # be read, "cannot read log", as connected, and then prints no bitrate for it)
+        whole = [p for p in check.pairs if iperf.measured_whole(p)]
         failed = [p for p in check.pairs if p.connected < p.total]
+        unmeasured = [
+            p for p in check.pairs if p.connected >= p.total and not iperf.measured_whole(p)
+        ]
         rates = [g for p in check.pairs for g in p.gbps]
         hosts = {h for p in check.pairs for h in (p.src, p.dst)}
         notes.append(
@@ -11467,6 +11473,11 @@ def _multinic_check(text: str, source: str, out: EvidenceFacts, name: str) -> li
                 message=f"multi-nic-cni connection check{net}: {len(hosts)} host(s), "
                 f"{len(check.pairs)} pair(s), {len(whole)} with every address connected, "
                 f"{len(failed)} not"
+                + (
+                    f", {len(unmeasured)} counted connected with no bitrate for every address"
+                    if unmeasured
+                    else ""
+                )
                 + (
                     f"; iperf3 bitrates {min(rates):.3g}-{max(rates):.3g} Gbit/s per address "
                     "(the receiver's sum over its streams; the NICs' line rate is not in the "
@@ -11477,6 +11488,28 @@ def _multinic_check(text: str, source: str, out: EvidenceFacts, name: str) -> li
                 skipped=False,
             )
         )
+        for p in unmeasured:
+            # (iperf3.go prints CONNECTED as the addresses minus those whose result was empty or
+            # "Bad file descriptor": an address with no result at all is in the count, so N/N
+            # with fewer bitrates than N says nothing was read for the rest, not that it works)
+            _add_failure(
+                out,
+                source,
+                logs.LogEvent(
+                    kind="multinic_unmeasured",
+                    line=p.line,
+                    message=f"multi-nic-cni connection check{net}: {p.src} to {p.dst}"
+                    + (f" ({' '.join(p.ips[:8])})" if p.ips else "")
+                    + f": {p.connected}/{p.total} connected",
+                    host=p.src,
+                    library="multi-nic-cni",
+                    exception_type=f"{len(p.gbps)} bitrate(s) for {p.total} address(es): "
+                    "connected count without any measurement"
+                    if not p.gbps
+                    else f"{len(p.gbps)} bitrate(s) for {p.total} address(es): the rest counted "
+                    "connected without a measurement",
+                ),
+            )
         host = iperf.unconnected_host(check)
         if host is not None:
             to = [p for p in failed if p.dst == host]

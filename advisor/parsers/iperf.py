@@ -880,6 +880,15 @@ def parse_connection_check(text: str) -> list[ConnectionCheck]:
     return checks
 
 
+def measured_whole(pair: CheckPair) -> bool:
+    """Whether ``pair`` connected on every address with a bitrate read for each: iperf3.go
+    ReadResult (foundation-model-stack/multi-nic-cni connection-check) raises its fail count
+    only for an address whose result is in the client's result map and empty or "Bad file
+    descriptor", so an address with no result at all (the client pod's log not read) counts as
+    connected and prints no bitrate; "N/N" with fewer than N bitrates measured nothing there."""
+    return pair.connected >= pair.total and len(pair.gbps) >= pair.total
+
+
 def unconnected_host(check: ConnectionCheck) -> str | None:
     """The one host in every pair of ``check`` that did not connect whole, where at least two
     pairs failed and every pair with that host failed: the host no other reaches (or that
@@ -893,6 +902,8 @@ def unconnected_host(check: ConnectionCheck) -> str | None:
     if len(common) != 1:
         return None
     host = next(iter(common))
-    if any(p.connected >= p.total for p in check.pairs if host in (p.src, p.dst)):
+    # (a pair with that host measured whole: something reaches it; an unmeasured "N/N" row,
+    # measured_whole, shows nothing either way)
+    if any(measured_whole(p) for p in check.pairs if host in (p.src, p.dst)):
         return None
     return host

@@ -10579,6 +10579,18 @@ def _nccl_warnings(
                 tagged = int(lr.group("rank"))
         elif found.get("text2"):  # NCCL 1.x
             found.update(text=found["text2"])
+        if (
+            not found.get("dev")
+            and not found.get("pid")
+            and (pb := PDSH_BARE_RE.match(line)) is not None
+            and (bare := _NCCL_WARN_BARE_RE.match(line[pb.end() :])) is not None
+            and bare.group("dev")
+        ):
+            # pdsh's bare "node: " (a name with no digit, which PDSH_PREFIX_RE leaves on the
+            # line) before NCCL's own prefix that lost "host:pid:tid": the device is the "[N]"
+            # right after the node (review 69c: "gpu-a: [1] misc/shmutils.cc:103 NCCL WARN
+            # ...", devices 1 and 0 read as one process without it)
+            found.update(host=pb.group("host"), dev=bare.group("dev"), text=bare.group("text"))
         pid = int(found["pid"]) if found.get("pid") else None  # a prefix without pid:tid
         if found.get("host") and str(found["host"]).isdigit():
             # a host of digits only is the tail of a name another process's output overwrote
@@ -24635,19 +24647,20 @@ def _other_ranks_raised(lines: list[tuple[int, str, int | None]], raised: LogEve
     rank's own traceback ends in, where torch's ``[rankN]:`` tag marks tracebacks of several
     ranks (set 726's llama_pipeline log: rank 1's ValueError at line 44, rank 0's own, another
     parameter, at line 60): read as one rank's, the copy said that only one rank failed."""
+    # One pass (linear: review 69c found the old per-heading rescan quadratic, 21.6 s for 2000
+    # ranks): each tag's last exception line after a heading of the same tag is that rank's own.
+    # Read line by line, not traceback by traceback, as ranks writing one stream interleave their
+    # tracebacks' lines (review 69c: rank 0's and rank 1's alternating, or every rank's heading,
+    # then every rank's frames, then every rank's exception line).
+    headed: set[int] = set()
     own: dict[int, tuple[int, str]] = {}
-    for index, (_, line, tagged) in enumerate(lines):
-        if (
-            tagged is None
-            or tagged == raised.rank
-            or tagged in own
-            or TRACEBACK_HEADING not in line
-            or (other := python_exception(lines[index:])) is None
-            # (the first exception below this heading is this rank's: its traceback's end)
-            or other.rank != tagged
-        ):
+    for no, line, tagged in lines:
+        if tagged is None or tagged == raised.rank:
             continue
-        own[tagged] = (other.line, other.message)
+        if TRACEBACK_HEADING in line:
+            headed.add(tagged)
+        elif tagged in headed and (m := _PY_EXCEPTION_RE.match(line)) is not None:
+            own[tagged] = (no, _quoted(m.group(0).strip()))
     if not own:
         return
     said = [
@@ -31488,7 +31501,26 @@ def _plugin_load_errors(
             exception_type=f"NCCL found the {kind.lower()} plugin {m.group('lib')} and dlopen() "
             f"could not load it{why}; NCCL went on without it",
         )
+    # the network NCCL used instead, where the same host's log names it (NCCL's init.cc INFO
+    # "Using network %s", the ncclNet's name: "IB", "Socket"; with no net plugin loaded, NCCL
+    # says "NET/Plugin: Using internal network plugin." and picks one of its own): one pass
+    named: set[str | None] = set()
+    for no, line, _ in lines:
+        if "Using network " not in line or not (u := _NCCL_USING_NETWORK_RE.search(line)):
+            continue
+        host_m = _NCCL_DEBUG_HOST_RE.search(line)
+        host = host_m.group("host") if host_m else None
+        ev = failed.get((host, "NET"))
+        if ev is None or host in named or no < ev.line:
+            continue
+        named.add(host)
+        ev.exception_type = (
+            f"{ev.exception_type} and used its internal network {u.group('net')} (line {no})"
+        )
     return failed
+
+
+_NCCL_USING_NETWORK_RE = re.compile(r"\bNCCL INFO Using network (?P<net>[\w-]{1,40})\s*$")
 
 
 # dlerror()'s text for a symbol version a library lacks (glibc's dynamic loader):
