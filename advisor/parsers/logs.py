@@ -189,6 +189,7 @@ import math
 import os
 import re
 import signal
+import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -2437,6 +2438,8 @@ def _parse_events(text: str) -> LogReport:
         _tune_trials_failed(lines, report)
     if "after training is done" in text and "CANCELLED AT" in text:
         _exit_hangs(lines, report)  # after the launchers': it reads their Slurm cancel
+    if "CANCELLED AT" in text and "elapsed time per iteration" in text:
+        _cancelled_iterations(lines, report)  # after the exit hangs: a cancel that stays one
     if "WorkerProc failed to start" in text:
         _vllm_worker_start_failures(raw, lines, report)
     if "[core.py:" in text and "(EngineCore" in text:
@@ -7360,11 +7363,50 @@ MEGATRON_LOSS_SPIKE_RATIO = 2.0
 (a rise the run came back from is said, not warned of: the run went on)."""
 
 
-def _megatron_iterations_note(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+# Megatron-DeepSpeed's throughput line after each iteration (BigScience's megatron/training.py
+# training_log: print_rank_last(f"Effective Tera Flops per GPU: {round(tflops, 2)} and total
+# parameters {round(approx_parameters_in_billions, 3)} B"))
+_MEGATRON_TFLOPS_RE = re.compile(
+    r"\bEffective Tera Flops per GPU: (?P<tflops>\d{1,6}(?:\.\d{1,6})?)"
+    r"(?: and total parameters (?P<params>\d{1,9}(?:\.\d{1,6})?) B)?"
+)
+
+
+def _cancelled_iterations(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """Megatron's iteration lines above a Slurm cancel that stays a stop (no ``exit_hang``): the
+    note of how the run went up to it (its iterations, their time, the loss and any spike, its
+    TFLOPS), and the iteration it reached named in the cancel's account, so that a time limit
+    says how far the work got (slurmstepd's "DUE TO TIME LIMIT": sbatch --time ran out)."""
+    cancels = [ev for ev in report.events if ev.kind == "job_cancelled"]
+    if not cancels:
+        return
+    at = min(ev.line for ev in cancels)
+    above = [t for t in lines if t[0] < at]
+    if not _megatron_iterations_note(above, report, stopped=True):
+        return
+    last = None
+    for no, t, _ in above:
+        if "iteration" in t and (it := _MEGATRON_ITERATION_RE.match(t)):
+            last = (no, it)
+    if last is None:
+        return
+    no, it = last
+    for ev in cancels:
+        ev.exception_type = (
+            f"{ev.exception_type}, after Megatron's iteration {it.group('i')} of "
+            f"{it.group('n')} (line {no})"
+        )
+
+
+def _megatron_iterations_note(
+    lines: list[tuple[int, str, int | None]], report: LogReport, stopped: bool = False
+) -> bool:
     """A note of Megatron's iteration lines where the copy holds no start ("using world size"):
     the iterations, the time per iteration and the loss from its first line to its last, a spike
-    of it (past ``MEGATRON_LOSS_SPIKE_RATIO`` times the first) named with where it went after.
-    A loss NaN or infinite to the last line is a ``loss_diverged``, as _megatron_start_notes."""
+    of it (past ``MEGATRON_LOSS_SPIKE_RATIO`` times the first) named with where it went after,
+    and Megatron-DeepSpeed's TFLOPS per GPU. A loss NaN or infinite to the last line is a
+    ``loss_diverged``, as _megatron_start_notes. ``stopped``: the lines above a cancel, whose
+    own account follows (no "no error" said of the copy)."""
     rows: list[tuple[int, int, int, float | None, float | None]] = []
     for no, t, _ in lines:
         if "iteration" not in t or not (it := _MEGATRON_ITERATION_RE.match(t)):
@@ -7390,6 +7432,9 @@ def _megatron_iterations_note(lines: list[tuple[int, str, int | None]], report: 
     )
     if times_s:
         said += f", {min(times_s):.1f}-{max(times_s):.1f} s per iteration"
+        if len(times_s) > 2:
+            # (the first interval holds the warm-up: the median is the run's steady pace)
+            said += f" (median {statistics.median(times_s):.2f} s)"
     if losses:
         first_no, first = losses[0]
         peak_no, peak = max(losses, key=lambda x: x[1])
@@ -7406,6 +7451,17 @@ def _megatron_iterations_note(lines: list[tuple[int, str, int | None]], report: 
             )
         else:
             said += f" to {last:.2f} (line {last_no})"
+    flops = [
+        (no, float(f.group("tflops")))
+        for no, t, _ in lines
+        if "Tera Flops" in t and (f := _MEGATRON_TFLOPS_RE.search(t))
+    ]
+    if flops:
+        low, high = min(f for _, f in flops), max(f for _, f in flops)
+        said += (
+            f", {low:.2f}-{high:.2f} TFLOPS per GPU (Megatron-DeepSpeed's 'Effective Tera Flops"
+            f" per GPU', lines {flops[0][0]}-{flops[-1][0]})"
+        )
     nan = [no for no, _, _, _, loss in rows if loss is not None and not math.isfinite(loss)]
     if nan and nan[-1] == rows[-1][0]:
         said += f"; its loss is NaN or infinite from line {nan[0]}"
@@ -7417,7 +7473,7 @@ def _megatron_iterations_note(lines: list[tuple[int, str, int | None]], report: 
                 exception_type="Megatron's lm loss NaN or infinite to the copy's last iteration",
             )
         )
-    else:
+    elif not stopped:
         said += "; no error"
     report.unread.append(ParseWarning(line=rows[0][0], message=said, skipped=False))
     return True
