@@ -53,12 +53,13 @@ def test_a_warn_of_another_kind_before_the_skip_stays_an_error() -> None:
 
 
 def test_the_agents_cause_is_the_ranks_own_oom_not_a_helpers_later_error() -> None:
-    # rank 0's OOM ([rank0]-tagged, line 166) ended it; the reward API's untagged "cannot schedule
-    # new futures after shutdown" (line 182) came after, from a pool the failure shut down
+    # rank 0's OOM ([rank0]-tagged, line 138) ended it; the reward API's untagged "cannot schedule
+    # new futures after shutdown" (line 154) came after, from a pool the failure shut down
+    # (lines as an editor numbers them: the progress bars' bare CRs above are no line breaks)
     name = "areal_cloud_gsm8k_rtx5090_docker_ts_fsdp_rank0_cuda_oom_childfailed_exit1_first_attempt_cut.log"
     found = builtin_findings({"evidence.failures": _load(name).failures}, "nccl")
     (root,) = found["evidence-elastic-root-cause"].items
-    assert "(line 166): torch.OutOfMemoryError: CUDA out of memory" in root
+    assert "(line 138): torch.OutOfMemoryError: CUDA out of memory" in root
     assert "cannot schedule new futures" not in root
     # the device's other process and what it held, from NVML's list in torch's message
     (oom,) = found["evidence-device-out-of-memory"].items

@@ -117,17 +117,18 @@ def test_an_sglang_engine_stopped_from_outside_before_any_batch_is_a_failure() -
     ev = _load(SGLANG_SIGTERM)
     # (read as healthy, nothing said: gloo's "connected to 0 peer ranks" lines ended the reading)
     (stop,) = ev.failures
-    # (numbered as the advisor numbers lines: the progress bar's lone CR on line 50 is a line)
-    assert (stop["kind"], stop["line"]) == ("launcher_exit", 70)
+    # (numbered as an editor numbers lines, grep -n's line 68: the progress bar's bare CRs on
+    # line 50 are no line breaks)
+    assert (stop["kind"], stop["line"]) == ("launcher_exit", 68)
     assert stop["exception_type"].startswith(
         "sglang (its engine was stopped from outside by SIGTERM before it ran any batch"
     )
     assert stop["message"] == (
-        "SIGTERM at 04:38:43, 5 min 32 s after the last line before it with a time (line 67); "
-        "the last line before it: '[v4-min] CALLING generate (timeout 120s expected)' (line 69); "
+        "SIGTERM at 04:38:43, 5 min 32 s after the last line before it with a time (line 65); "
+        "the last line before it: '[v4-min] CALLING generate (timeout 120s expected)' (line 67); "
         "no 'Prefill batch' line before it: the engine had run no batch; its detokenizer (pid "
-        "25699) exited with -15 (line 72), that SIGTERM: sglang's subprocess watchdog calls any "
-        "non-zero exit a crash and answers it with SIGQUIT (line 73), no cause of its own"
+        "25699) exited with -15 (line 70), that SIGTERM: sglang's subprocess watchdog calls any "
+        "non-zero exit a crash and answers it with SIGQUIT (line 71), no cause of its own"
     )
     assert _bad(ev) == ["evidence-launcher-exit"]
 

@@ -36,6 +36,7 @@ from advisor.parsers import (
     ParseError,
     ParseWarning,
     amd_smi_nic,
+    as_editor_lines,
     ascend_dmi,
     ascend_notes,
     ascend_versions,
@@ -715,6 +716,8 @@ _SIGNATURES: dict[str, re.Pattern[str]] = {
         r"|^[ \t]*Signal \d+ pid \d+[ \t]*\n[ \t]*\n?[ \t]*PID \d+ TGID \d+ comm \S+"
         # RETURNN's line after Horovod's init (logs._returnn_horovod_notes)
         r"|Horovod initialized\. Hostname [^\s,]{1,253}, pid \d{1,10}, rank \d{1,6} / size \d"
+        # JAX's multi-process start, each process's connect (logs._jax_multihost_notes)
+        r"|\] Connecting to JAX distributed service on \S"
         # JAX's device lists as print() wrote them, alone on their line (logs._jax_device_notes)
         r"|^[ \t]*\[(?:gpu|cuda|rocm|CudaDevice|RocmDevice)\(id=\d{1,6}\)(?:, [\w]{1,12}\(id=\d{1,6}\)){0,1000}\]"
         r"(?: \[[\w]{1,12}\(id=\d{1,6}\)(?:, [\w]{1,12}\(id=\d{1,6}\)){0,1000}\])?[ \t]*$"
@@ -1619,7 +1622,9 @@ def _read_text(path: Path, report: FileReport) -> str | None:
         report.status = "empty"
         report.messages.append(Message(line=0, message="empty file"))
         return None
-    return text
+    # every reader below numbers lines with str.splitlines, which also breaks at a bare "\r"
+    # (a progress bar's updates) and at form feeds: lines as an editor counts them, once, here
+    return as_editor_lines(text)
 
 
 _NO_NVSWITCH_GPU_RE = re.compile(

@@ -323,10 +323,38 @@ def without_ray_dedup_mark(line: str) -> str:
     return tail[:at].rstrip()
 
 
+# The characters str.splitlines breaks a line at besides "\n" and "\r" (vertical tab, form feed,
+# the file/group/record separators, NEL, U+2028, U+2029: Python's docs, str.splitlines). An editor,
+# grep -n and wc -l break lines at "\n" alone, so these stay inside their line (a space).
+_NOT_EDITOR_BREAKS_RE = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def as_editor_lines(text: str) -> str:
+    """``text`` with its lines as an editor (and grep -n, wc -l) counts them: "\r\n" one break,
+    a bare "\r" inside a line none (a progress bar's updates): what follows its last bare "\r"
+    stands for the line, as a terminal showed it after the overwrites (the last non-empty piece
+    where the line ends in one). A text whose only breaks are "\r" (classic Mac) keeps them as
+    breaks. str.splitlines on the result gives the lines at the numbers an editor shows."""
+    if "\n" not in text:
+        return _NOT_EDITOR_BREAKS_RE.sub(" ", text.replace("\r", "\n"))
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        text = "\n".join(_terminal_shown(line) for line in text.split("\n"))
+    return _NOT_EDITOR_BREAKS_RE.sub(" ", text)
+
+
+def _terminal_shown(line: str) -> str:
+    if "\r" not in line:
+        return line
+    pieces = [piece for piece in line.split("\r") if piece.strip()]
+    return pieces[-1] if pieces else ""
+
+
 def numbered_lines(text: str) -> list[tuple[int, str, int | None]]:
     """``(line_number, line_without_launcher_tag, tagged_rank)`` for every line of ``text`` (and
-    without the mark Ray's deduplication put after a line: the program's words end before it)."""
-    tagged = [_launcher_tags(raw.rstrip("\r")) for raw in text.splitlines()]
+    without the mark Ray's deduplication put after a line: the program's words end before it),
+    numbered as an editor numbers them (``as_editor_lines``)."""
+    tagged = [_launcher_tags(raw) for raw in as_editor_lines(text).splitlines()]
     # srun's label is a task's number: a rank where srun started a task a rank, not where a
     # task's line carries another rank of its own (torchrun's "2: [rank18]:", one task a node)
     tasks_are_ranks = all(task in (None, rank) for _, rank, task, _ in tagged)

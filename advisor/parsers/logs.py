@@ -785,7 +785,8 @@ class LogEvent:
     there), duplicate_rank,
     pg_settings, nhc_failure, health_check_not_run, mig_config_failed, nvshmem_error, asys_check,
     dmi_check, reschedule,
-    pg_abort_timeout, input_pipeline_failure, duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
+    pg_abort_timeout, input_pipeline_failure, data_file_missing (a dataset file DALI could
+    not open), duplicate_gpu, pcie_aer_corrected, pcie_aer_corrected_few,
     pcie_aer_nonfatal, pcie_aer_fatal, npu_driver_error, npu_driver_startup, rdma_no_device,
     rdma_device_unreadable (the importer's, from ibstat's abort), rdma_counter_errors (the
     importer's, an rdma statistic link's error or drop counters not 0),
@@ -2217,7 +2218,32 @@ def _gone_past_success(report: LogReport, success: RunSuccess) -> None:
     """The last run said it succeeded at ``success.line``: the errors it went on past since its
     start (``GONE_PAST_KINDS``) and the failures of its teardown after that line
     (``TEARDOWN_KINDS``) become ``gone_past`` notices, each with the kind it was read as
-    (``was``); one ``run_success`` notice holds the line. An earlier trial's errors stay."""
+    (``was``); one ``run_success`` notice holds the line. An earlier trial's errors stay.
+    A c10d store client's failed connect attempts before it are retries the client makes until
+    its time-out (torch c10d socket.cpp SocketConnectOp: "[W socket.cpp] [c10d] The client socket
+    has failed to connect to ..." then it tries again): past the run's success they are a note
+    (the connect did succeed), not an error gone past."""
+    retried = [
+        ev
+        for ev in report.events
+        if ev.kind == "store_connect_failure" and success.start <= ev.line < success.line
+    ]
+    if retried:
+        report.events = [ev for ev in report.events if ev not in retried]
+        where = ", ".join(dict.fromkeys(f"{ev.host}:{ev.port}" for ev in retried))
+        why = "; ".join(
+            dict.fromkeys(ev.exception_type or "" for ev in retried if ev.exception_type)
+        )
+        report.unread.append(
+            ParseWarning(
+                line=retried[0].line,
+                message=f"c10d's store client retried its connect to {where}"
+                + (f" ({why})" if why else "")
+                + f", line(s) {_listed([ev.line for ev in retried])}: the run went on and said"
+                f" it succeeded (line {success.line}): connect retries gone past, benign",
+                skipped=False,
+            )
+        )
     for ev in report.events:
         if (success.start <= ev.line < success.line and ev.kind in GONE_PAST_KINDS) or (
             ev.line > success.line and ev.kind in TEARDOWN_KINDS
@@ -2424,6 +2450,8 @@ def _parse_events(text: str) -> LogReport:
     if "detected NVSwitch " in text:
         _fabric_manager_sxids(lines, report)
     _getnext_failures(lines, report)
+    if "Could not open file " in text:
+        _dali_file_missing(lines, report)
     if "comm group" in text:
         _mindspore_group_failures(lines, report)
     _task_queue_exits(lines, report)
@@ -3028,6 +3056,13 @@ def _parse_events(text: str) -> LogReport:
             return report  # RETURNN's ranks after Horovod's init: started, no fault
         if not report.events and "gdr" in text and _libfabric_gdrcopy_note(lines, report):
             return report  # libfabric's GDRCopy off at start-up: it goes on without it
+        if (
+            not report.events
+            and "JAX distributed service on " in text
+            and first_error_line(lines) is None
+            and _jax_multihost_notes(lines, report)
+        ):
+            return report  # JAX's multi-process start and the devices it saw: no fault
         if (
             not report.events
             and "(id=" in text
@@ -6982,6 +7017,108 @@ def _libfabric_gdrcopy_note(lines: list[tuple[int, str, int | None]], report: Lo
         )
     )
     return True
+
+
+# JAX's multi-process start (jax/_src/distributed.py State.initialize): process 0 logs
+# "Starting JAX distributed service on [::]:1234" (the coordination service it hosts), every
+# process "Connecting to JAX distributed service on 10.108.4.20:1234" before client.connect();
+# absl's prefix before them ("I0224 22:44:20.062100 140423841105728 distributed.py:79] ")
+_JAX_SERVICE_RE = re.compile(
+    r"\] (?P<what>Starting|Connecting to) JAX distributed service on (?P<addr>\S{1,300})\s*$"
+)
+# A device list a program printed after a label ("JAX global devices:[StreamExecutorGpuDevice(id=0,
+# process_index=0, slice_index=0), ...]"): jax.devices() and jax.local_devices() are lists of
+# Device objects whose repr names the id and, in multi-process runs, the process that owns each
+# (docs.jax.dev jax.Device: id, process_index). GPUs only: "Gpu", "gpu", "Cuda", "Rocm" in the name.
+_JAX_LABELLED_DEVICES_RE = re.compile(
+    r"^(?P<label>[^\[\n]{0,80}?)\[(?P<list>\w{0,40}(?:Gpu|gpu|Cuda|cuda|Rocm|rocm)\w{0,40}\(id=\d"
+    r"[^\n]{0,100000})\]\s*$"
+)
+_JAX_DEVICE_REPR_RE = re.compile(
+    r"(?P<kind>\w{1,60})\(id=(?P<id>\d{1,6})(?:, process_index=(?P<process>\d{1,6}))?"
+)
+# numpy's print of a float array ("[4. 4.]", "[1.5 2. ]"): a program's result, no error
+# (the values apart by blanks: each value's digits end where its blank begins)
+_NUMPY_FLOATS_RE = re.compile(
+    r"^\[ {0,3}-?\d{1,20}\.\d{0,20}(?: {1,3}-?\d{1,20}\.\d{0,20}){0,63} {0,3}\]\s*$"
+)
+# xla_bridge's probing of backends JAX was built with but cannot use here (INFO): see
+# _JAX_BACKEND_PROBE below
+_JAX_PROBED_BACKEND_RE = re.compile(r"Unable to initialize backend '(?P<backend>[\w-]{1,40})'")
+
+
+def _jax_multihost_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
+    """A note of JAX's multi-process start: the coordination service it connected to, the devices
+    the program printed (how many, over how many processes, this process's own), the backends it
+    probed and could not use (INFO, not a failure) and a numpy result printed after it. False where
+    JAX's start line or a device list is missing."""
+    service: list[tuple[int, str, str]] = []
+    lists: list[tuple[int, str, list[tuple[str, int, int | None]]]] = []
+    probed: list[tuple[int, str]] = []
+    results: list[tuple[int, str]] = []
+    for no, line, _ in lines:
+        if "JAX distributed service on " in line and (m := _JAX_SERVICE_RE.search(line)):
+            service.append((no, m.group("what"), m.group("addr")))
+        elif "(id=" in line and (d := _JAX_LABELLED_DEVICES_RE.match(line.strip())):
+            devices = [
+                (k.group("kind"), int(k.group("id")), _int_or_none(k.group("process")))
+                for k in _JAX_DEVICE_REPR_RE.finditer(d.group("list"))
+            ]
+            lists.append((no, d.group("label").strip(), devices))
+        elif _JAX_BACKEND_PROBE in line and (b := _JAX_PROBED_BACKEND_RE.search(line)):
+            probed.append((no, b.group("backend")))
+        elif line.startswith("[") and _NUMPY_FLOATS_RE.match(line.strip()):
+            results.append((no, line.strip()))
+    connected = [s for s in service if s[1] == "Connecting to"]
+    if not connected or not lists:
+        return False
+    # the longest list is jax.devices() (every process's); one labelled "local" this process's
+    whole = max(lists, key=lambda entry: len(entry[2]))
+    local = next((entry for entry in lists if "local" in entry[1].lower()), None)
+    processes = sorted({p for _, _, p in whole[2] if p is not None})
+    kinds = ", ".join(dict.fromkeys(kind for kind, _, _ in whole[2]))
+    said = [
+        f"JAX's multi-process start: connected to the JAX distributed service at "
+        f"{connected[0][2]} (line {connected[0][0]})",
+        f"{len(whole[2])} GPU device(s) ({kinds}) in all"
+        + (
+            f" across {len(processes)} process(es) (process_index {_listed(processes)})"
+            if processes
+            else ""
+        )
+        + f" (line {whole[0]})",
+    ]
+    if local is not None and local is not whole:
+        own = sorted({p for _, _, p in local[2] if p is not None})
+        said.append(
+            f"this process's own: device(s) {_listed([i for _, i, _ in local[2]])}"
+            + (f" (process_index {_listed(own)})" if own else "")
+            + f" (line {local[0]})"
+        )
+    if probed:
+        said.append(
+            f"the backends JAX probed and could not use ({', '.join(b for _, b in probed)}, "
+            f"line(s) {_listed([no for no, _ in probed])}) are INFO, not failures"
+        )
+    for no, printed in results:
+        values = [float(v) for v in printed.strip("[] \t").split()]
+        per_device = (
+            f": one value a local device, each {len(whole[2])}, the number of devices in all "
+            "(what a psum of one from each device returns)"
+            if local is not None
+            and len(values) == len(local[2])
+            and all(v == len(whole[2]) for v in values)
+            else ""
+        )
+        said.append(f"the program printed {printed} (line {no}){per_device}")
+    report.unread.append(
+        ParseWarning(line=connected[0][0], message="; ".join(said) + "; no error", skipped=False)
+    )
+    return True
+
+
+def _int_or_none(value: str | None) -> int | None:
+    return int(value) if value is not None else None
 
 
 def _jax_device_notes(lines: list[tuple[int, str, int | None]], report: LogReport) -> bool:
@@ -28113,6 +28250,46 @@ def _mindspore_group_failures(lines: list[tuple[int, str, int | None]], report: 
                 exception_type=why,
             )
         )
+
+
+# DALI's reader opening a file of the dataset (NVIDIA/DALI dali/util/local_file.cc, later
+# std_file.cc, LocalFileStream/StdFileStream: DALI_ENFORCE(fp_ != nullptr, "Could not open file "
+# + path + ": " + std::strerror(errno))), raised into Python as "RuntimeError: [/opt/dali/dali/
+# util/std_file.cc:29] Assert on "fp_ != nullptr" failed: Could not open file /data/train.rec:
+# No such file or directory"; each rank raises its own
+_DALI_OPEN_RE = re.compile(
+    r"\[[^\]\n]{0,300}(?:std|local)_file\.cc:\d{1,6}\] Assert on \"fp_ != nullptr\" failed: "
+    r"Could not open file (?P<path>\S{1,1000}): (?P<why>[^\n]{1,200}?)\s*$"
+)
+
+
+def _dali_file_missing(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
+    """One ``data_file_missing`` event a file DALI could not open (each of its lines and the
+    ranks that said it): the dataset at the path the job was given, not a device or a link."""
+    found: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
+    for no, line, tagged in lines:
+        if "Could not open file " in line and (m := _DALI_OPEN_RE.search(line)):
+            found.setdefault((m.group("path"), m.group("why")), []).append((no, tagged))
+    for (path, why), seen in found.items():
+        ranks = sorted({r for _, r in seen if r is not None})
+        report.events.append(
+            LogEvent(
+                kind="data_file_missing",
+                line=seen[0][0],
+                message=_quoted(lines[_index_of(lines, seen[0][0])][1].strip()),
+                rank=ranks[0] if len(ranks) == 1 else None,
+                library="DALI",
+                group=path,
+                repeated_lines=[no for no, _ in seen],
+                exception_type=f"DALI could not open {path} ({why})"
+                + (f" on rank(s) {_listed(ranks)}" if ranks else "")
+                + f", {len(seen)} time(s) (line(s) {_listed([no for no, _ in seen])})",
+            )
+        )
+
+
+def _index_of(lines: list[tuple[int, str, int | None]], number: int) -> int:
+    return next(i for i, (no, _, _) in enumerate(lines) if no == number)
 
 
 def _getnext_failures(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
