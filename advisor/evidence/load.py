@@ -6326,7 +6326,7 @@ def _smi_status(text: str, source: str, out: EvidenceFacts, name: str) -> list[P
                 f"{event.exception_type}; the table after it (line "
                 f"{min(g.line for g in parsed.gpus if g.line > event.line)}) lists that GPU "
                 "again: it came back (a reset or reboot between the two)"
-            )[:300]
+            )[:500]  # (the two readings of a lost handle come first since set 729: keep this end)
         _add_failure(out, source, event)
     for m in _INFOROM_RE.finditer(text):
         bus = m.group("bus").lower()
