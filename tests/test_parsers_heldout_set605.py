@@ -96,7 +96,8 @@ def test_a_warn_said_more_often_than_the_test_has_ranks_is_a_repeat(tmp_path: Pa
 def test_with_no_rank_started_in_the_copy_a_repeated_warn_stays_one(tmp_path: Path) -> None:
     ev = _write(tmp_path, _ofi_test(ranks=0, warns=2))
     assert [f["line"] for f in ev.failures if f["kind"] == "nccl_warning"] == [1]
-    assert "NCCL printed 1 WARN line(s) in 1 process(es)" in (
+    # (the copy's WARN lines carry no host:pid prefix: no process is counted, round WWWW set 725)
+    assert "NCCL printed 1 WARN line(s) (the lines name no process)" in (
         heldout.found(ev)["evidence-nccl-warning"].message
     )
 
