@@ -5762,6 +5762,15 @@ def _smi_query(text: str, source: str, out: EvidenceFacts, name: str) -> list[Pa
 # power"), and one instant's reading sits somewhat under it; far under it the record does not
 # show that load
 SW_POWER_CAP_NEAR_LIMIT_FRACTION = 0.9
+# a busy GPU's draw close to its limit reads the same way (review 70a: 612 W of 700 W at 100 %
+# utilisation, its clocks under their Max Clocks: the documented case, the driver "reducing the
+# clocks below requested clocks because the GPU is consuming too much power"); the advisor's own
+# shares, no NVIDIA figure behind them
+SW_POWER_CAP_BUSY_FRACTION = 0.85
+SW_POWER_CAP_BUSY_UTIL_PCT = 90
+# under this share of its limit the draw is far from it: only there does the advisor say that the
+# record does not show why the flag is set; between, the figures are said with no claim
+SW_POWER_CAP_FAR_FRACTION = 0.5
 
 
 def _power_cap_said(gpu: nvidia_smi.SmiGpu) -> str:
@@ -5769,9 +5778,10 @@ def _power_cap_said(gpu: nvidia_smi.SmiGpu) -> str:
     --help-query-gpu, clocks_event_reasons.sw_power_cap: "SW Power Scaling algorithm is reducing
     the clocks below requested clocks because the GPU is consuming too much power". Called a GPU
     under load at its limit (not a fault; SLOWING_REASONS leaves it out alike) only where its
-    Power Draw is within SW_POWER_CAP_NEAR_LIMIT_FRACTION of its power limit; where the draw is
-    far under the limit, the flag is said with the draw, limit, utilisation and clocks and no
-    cause is claimed; where the page holds no draw, the flag alone. Empty where the cap is not in
+    Power Draw is within SW_POWER_CAP_NEAR_LIMIT_FRACTION of its power limit, or within
+    SW_POWER_CAP_BUSY_FRACTION at SW_POWER_CAP_BUSY_UTIL_PCT utilisation or more; "far under"
+    its limit only under SW_POWER_CAP_FAR_FRACTION of it; otherwise the flag is said with the
+    draw, limit, utilisation and clocks and no cause is claimed; where the page holds no draw, the flag alone. Empty where the cap is not in
     force."""
     if "SW Power Cap" not in gpu.clock_reasons.get("active", []):
         return ""
@@ -5798,16 +5808,22 @@ def _power_cap_said(gpu: nvidia_smi.SmiGpu) -> str:
     figures = f"{draw_w:g} W of its {limit_w:g} W limit (" + (
         f"lines {lines[0]}-{lines[-1]})" if len(lines) > 1 else f"line {lines[0]})"
     )
-    if draw_w >= SW_POWER_CAP_NEAR_LIMIT_FRACTION * limit_w:
-        return (
-            head + f": the GPU draws {figures}: the driver holds the clocks below those asked "
-            "to keep it under that limit (a GPU under load at its limit, not a fault)" + temp
-        )
     util = (
         f" at {gpu.util_pct} % utilisation (line {gpu.util_line})"
         if gpu.util_pct is not None and gpu.util_line is not None
         else ""
     )
+    busy = (
+        gpu.util_pct is not None
+        and gpu.util_pct >= SW_POWER_CAP_BUSY_UTIL_PCT
+        and draw_w >= SW_POWER_CAP_BUSY_FRACTION * limit_w
+    )
+    if draw_w >= SW_POWER_CAP_NEAR_LIMIT_FRACTION * limit_w or busy:
+        return (
+            head + f": the GPU draws {figures}{util if busy else ''}: the driver holds the "
+            "clocks below those asked to keep it under that limit (a GPU under load at its "
+            "limit, not a fault)" + temp
+        )
     core = [k for k in ("Graphics", "SM") if k in gpu.clocks_mhz and k in gpu.max_clocks_mhz]
     at_max = bool(core) and all(gpu.clocks_mhz[k] >= gpu.max_clocks_mhz[k] for k in core)
     clock_at = sorted(gpu.clock_lines[k] for k in core if k in gpu.clock_lines)
@@ -5821,8 +5837,13 @@ def _power_cap_said(gpu: nvidia_smi.SmiGpu) -> str:
             if at_max
             else ""
         )
-        + "; far under its limit, the record does not show why the flag is set: said, not "
-        "judged" + temp
+        + (
+            "; far under its limit, the record does not show why the flag is set: said, not judged"
+            if draw_w < SW_POWER_CAP_FAR_FRACTION * limit_w
+            else "; the record does not show whether the driver held the draw to the limit: "
+            "said, not judged"
+        )
+        + temp
     )
 
 

@@ -8830,6 +8830,16 @@ def _ais_perf_rows(
 ) -> tuple[int, dict[str, tuple[int, list[str]]]] | None:
     """The heading's line of AISBench's first performance report and each table row's cells by
     its first cell (the metric's name), with its line; None where no row follows the heading."""
+    return next(_ais_perf_reports(lines), None)
+
+
+def _ais_perf_reports(
+    lines: list[tuple[int, str, int | None]],
+) -> Iterator[tuple[int, dict[str, tuple[int, list[str]]]]]:
+    """Each of AISBench's performance reports in the log (``_ais_perf_rows``' reading), in
+    order: one AISBench command runs one or several tasks, a model's on a dataset each, and the
+    summarizer prints a heading and tables per task (review 70a: a later task's failed requests
+    were missed where only the first was read)."""
     for index, (no, text, _) in enumerate(lines):
         if AIS_PERF_HEADING not in text:
             continue
@@ -8845,8 +8855,8 @@ def _ais_perf_rows(
             cells = [c.strip() for c in row.strip("│").split("│")]
             if len(cells) >= 3 and cells[0]:
                 rows.setdefault(cells[0], (row_no, cells))
-        return (no, rows) if rows else None
-    return None
+        if rows:
+            yield no, rows
 
 
 def has_ais_perf_report(text: str) -> bool:
@@ -8859,13 +8869,25 @@ def _ais_perf_read(lines: list[tuple[int, str, int | None]], report: LogReport) 
     """A note of AISBench's performance report (its requests and headline figures), and a
     ``log_error`` where it counts failed requests; False where there is none, or a line outside
     its tables says an error (a server's log around it: read the usual way)."""
-    found = _ais_perf_rows(lines)
-    if found is None or "Total Requests" not in found[1]:
+    found = [r for r in _ais_perf_reports(lines) if "Total Requests" in r[1]]
+    if not found:
         return False
-    heading, rows = found
-    own = {heading} | {no for no, _ in rows.values()}
+    own = {no for heading, rows in found for no in [heading, *(n for n, _ in rows.values())]}
     if first_error_line([t for t in lines if t[0] not in own and t[1].strip()[:1] != "│"]):
         return False
+    for heading, rows in found:
+        _ais_perf_report(lines, heading, rows, report)
+    return True
+
+
+def _ais_perf_report(
+    lines: list[tuple[int, str, int | None]],
+    heading: int,
+    rows: dict[str, tuple[int, list[str]]],
+    report: LogReport,
+) -> None:
+    """One task's AISBench performance report (``_ais_perf_read``): its note, and a
+    ``log_error`` where it counts failed requests."""
 
     def value(key: str, column: int = 2) -> str | None:
         cells = rows.get(key, (0, []))[1]
@@ -8915,7 +8937,6 @@ def _ais_perf_read(lines: list[tuple[int, str, int | None]], report: LogReport) 
                 + " request(s) failed (the server answered them with an error, or not in time)",
             )
         )
-    return True
 
 
 _STEP_TIME_RE = re.compile(r"\bper step time: (\d+(?:\.\d+)?) ms\b")
@@ -17747,22 +17768,50 @@ def _absl_frame(
     return after[0] if after else None
 
 
-def _bash_job_signaled(
+def _nccl_lines_by_pid(
     lines: list[tuple[int, str, int | None]],
+) -> dict[int, tuple[list[int], list[str | None]]]:
+    """Each pid's NCCL lines (``_NCCL_PREFIX_RE``): {pid: (line numbers, the host of each)}, in
+    the log's order, read in one pass (review 70a: a scan per bash line was quadratic in a soak
+    script's log of many runs)."""
+    by_pid: dict[int, tuple[list[int], list[str | None]]] = {}
+    for at, t, _ in lines:
+        if pm := _NCCL_PREFIX_RE.search(t):
+            nos, hosts = by_pid.setdefault(int(pm.group("pid")), ([], []))
+            nos.append(at)
+            hosts.append(pm.group("host"))
+    return by_pid
+
+
+def _bash_job_line(line: str) -> tuple[re.Match[str], str | None] | None:
+    """bash's job-signal line (``_BASH_JOB_SIGNAL_RE``) and the node pdsh put before it, if any:
+    plain pdsh keeps its bare "host: " on each line of a node's output (dshbak(1): "the leading
+    node: is stripped", by dshbak only), which the pattern's script name would take (review 70a:
+    "inspur-gpu-server-15: run.sh: 第 11 行： ..."). The bare prefix is taken on one line only
+    with bash's own "script: line N: PID signal" behind it."""
+    if bj := _BASH_JOB_SIGNAL_RE.match(line):
+        return bj, None
+    if (pb := PDSH_BARE_RE.match(line)) and (bj := _BASH_JOB_SIGNAL_RE.match(line[pb.end() :])):
+        return bj, pb.group("host")
+    return None
+
+
+def _bash_job_signaled(
+    nccl_by_pid: dict[int, tuple[list[int], list[str | None]]],
     no: int,
     bj: re.Match[str],
+    node: str | None = None,
 ) -> LogEvent:
     """bash's report of a script's job a signal ended (``_BASH_JOB_SIGNAL_RE``), in English or
-    zh_CN, tied to the NCCL process of the log whose prefix names the same pid (its host, its
-    lines): the crash is that process's."""
+    zh_CN, tied to the NCCL process of the log whose prefix names the same pid above it (its
+    host, its lines; ``_nccl_lines_by_pid``): the crash is that process's. ``node``: the host
+    pdsh put before bash's line, where the NCCL lines name none."""
     sig = _BASH_JOB_SIGNAL_ZH.get(bj.group("sig"), bj.group("sig"))
     pid = int(bj.group("pid"))
-    host: str | None = None
-    nccl_lines: list[int] = []
-    for at, t, _ in lines:
-        if at < no and (pm := _NCCL_PREFIX_RE.search(t)) and int(pm.group("pid")) == pid:
-            host = host or pm.group("host")
-            nccl_lines.append(at)
+    nos, hosts = nccl_by_pid.get(pid, ([], []))
+    above = bisect.bisect_left(nos, no)  # the process's lines above bash's
+    nccl_lines = [nos[0], nos[above - 1]] if above else []
+    host = next((h for h in itertools.islice(hosts, above) if h), None) or node
     whose = (
         f" ({host}, the NCCL process of line(s) {nccl_lines[0]}-{nccl_lines[-1]})"
         if nccl_lines
@@ -17811,6 +17860,7 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
     handled: set[int] = set()
     shell_ended: set[int] = set()
     shell_jobs: set[int] = set()  # the pids of the script's jobs bash reported ended
+    nccl_by_pid: dict[int, tuple[list[int], list[str | None]]] | None = None  # read once
     device_of_pid: dict[tuple[str, int], int] | None = None  # read once a handler's line is met
     # (the first line of the job's own output, for srun's node failure: found once, a log may
     # hold many such failures)
@@ -17834,13 +17884,16 @@ def _launcher_exits(lines: list[tuple[int, str, int | None]], report: LogReport)
             continue
         if "Pid" in line and (rp := _RANK_PID_RE.match(line)):
             rank_of_pid.setdefault(int(rp.group("pid")), int(rp.group("rank")))
-        if (" line " in line or " 行：" in line) and (bj := _BASH_JOB_SIGNAL_RE.match(line)):
+        if (" line " in line or " 行：" in line) and (bash_job := _bash_job_line(line)):
+            bj, node = bash_job
             # (kept, as a signal handler's account is, only where no launcher's account of its
             # ranks is in the log: srun's "task 1: Exited with exit code 134" names the same end)
             # (a job of the script's own that it killed or stopped, a "tail -f" of a start log:
             # Killed or Terminated is read only where it is a process of the log's NCCL lines;
             # a crash signal is the job's own fault whoever it is)
-            bash_ev = _bash_job_signaled(lines, no, bj)
+            if nccl_by_pid is None:
+                nccl_by_pid = _nccl_lines_by_pid(lines)
+            bash_ev = _bash_job_signaled(nccl_by_pid, no, bj, node)
             if bash_ev.pid not in shell_jobs and (
                 bash_ev.host is not None or bash_ev.exit_code not in BASH_STOP_SIGNALS
             ):
@@ -20341,14 +20394,18 @@ def _smi_lost_reading(lines: list[tuple[int, str, int | None]], no: int, host: s
     determine the device handle for GPU0000:65:00.0: Unknown Error -- only from container",
     nvidia-smi on the host reading it well): where the copy shows a container, both readings;
     where it shows no prompt at all, both too (the line alone does not say where it ran)."""
-    shown = next(
-        (
-            n
-            for n, t, _ in lines
-            if n <= no and ("@" in t or "exec" in t or "run" in t) and _IN_CONTAINER_RE.search(t)
-        ),
-        None,
-    )
+    # (the command line nearest above the error ran this nvidia-smi: a host's prompt there
+    # decides, an earlier "docker run" that failed does not (review 70a); one walk, once per
+    # process)
+    shown: int | None = None
+    for n, t, _ in reversed(lines):
+        if n > no:
+            continue
+        if ("@" in t or "exec" in t or "run" in t) and _IN_CONTAINER_RE.search(t):
+            shown = n
+            break
+        if "@" in t and _PROMPT_USER_HOST_RE.match(t):
+            break  # a host's prompt: the command ran there
     if shown is not None or (host is not None and _CONTAINER_HOST_RE.fullmatch(host)):
         return (
             " (run inside a container"
@@ -26479,6 +26536,12 @@ _CPU_FALLBACK_RE = re.compile(
 )
 
 
+TORCH_NPU_OPS_UNSUPPORTED = "ERR01007"
+"""torch_npu's code for an operator feature the NPU does not support: OPS_ERROR(ErrCode::NOT_SUPPORT)
+(Ascend/pytorch torch_npu/csrc/core/npu/NPUException.h: SubModule::OPS = 1, ErrCode::NOT_SUPPORT =
+7, formatErrorCode's "ERR" + sub-module + code)."""
+
+
 def _cpu_fallbacks(window: list[tuple[int, str, int | None]]) -> str:
     """The operators torch_npu said it ran on the CPU in these lines, as words to append."""
     fell: dict[str, int] = {}
@@ -26555,7 +26618,12 @@ def _torch_npu_errors(lines: list[tuple[int, str, int | None]], report: LogRepor
                 # operator's own words of what it could not do)
                 what = f"{what}: the exception above it (line {lines[index - 1][0]}): "
                 what += raised.group(0).strip()
-                what += _cpu_fallbacks(lines[max(0, index - AGENT_CAUSE_LINES) : index])
+                if m.group("code") == TORCH_NPU_OPS_UNSUPPORTED:
+                    # (only ERR01007, an operator the NPU does not support, is tied to a CPU
+                    # fallback above it; another code keeps its own meaning: the fallback is
+                    # torch_npu's performance warning, "This may have performance
+                    # implications", common in a healthy run (review 70a: ERR00100 after one))
+                    what += _cpu_fallbacks(lines[max(0, index - AGENT_CAUSE_LINES) : index])
             if m.group("code").endswith("999"):
                 # (an application's exception, ERR..999: the exception is its reason)
                 what = f"{what}: the exception above it (line {lines[index - 1][0]}): "
