@@ -995,7 +995,7 @@ class EvidenceFacts:
     hca_ports: list[dict[str, Any]] = field(default_factory=list)
     """RDMA NIC ports from ``ibstat`` / ``ibv_devinfo`` / ``ibdev2netdev``: ``{source, line, tool,
     ca, port, state, active, physical_state, rate_gbps, link_layer, ca_type, firmware, active_mtu,
-    netdev, netdev_up, peer, could_be, trouble, trouble_line, switch, guid_zero, sm_lid, lane_gbps, fastest_lane_gbps}`` (the fields of
+    netdev, netdev_up, peer, could_be, trouble, trouble_line, switch, guid_zero, sm_lid, lane_gbps, fastest_lane_gbps, peer_lanes}`` (the fields of
     ``parsers.rdma.HcaPort``; ``active``: the state carries
     traffic, None where the output gives no port state; ``gpu_rail``: the GPUs whose own NIC the
     same copy's ``nvidia-smi topo -m`` shows this port's device to be, where it is not active,
@@ -6090,8 +6090,9 @@ def _width_against_peers(parsed: list[nvidia_smi.SmiGpu]) -> list[ParseWarning]:
     may be built for fewer lanes: no peer of its model, no comparison, said in a note).
     nvidia-smi --help-query-gpu: pcie.link.width.current "The current PCI-E link width. These
     may be reduced when the GPU is not in use." So a GPU whose own earlier sample in the copy
-    showed the wider link, or one at rest (P8 or lower, and 0 % utilization where asked), gets
-    a note, not the peer width. Returns the notes."""
+    showed the wider link while this sample is not shown in use, or one at rest (P8 or lower,
+    and 0 % utilization where asked), gets a note, not the peer width; a narrow sample in use
+    (P0-P7, or utilization above 0 %) gets the peer width. Returns the notes."""
     if any("Max" in g.pcie_width_lanes for g in parsed):
         return []  # the max asked: evidence-gpu-pcie-width-low judges each GPU against its own
     widths = [g for g in parsed if "Current" in g.pcie_width_lanes]
@@ -6108,11 +6109,16 @@ def _width_against_peers(parsed: list[nvidia_smi.SmiGpu]) -> list[ParseWarning]:
         current = g.pcie_width_lanes["Current"]
         if current >= lanes:
             continue
-        if g.pcie_width_widest is not None and g.pcie_width_widest >= lanes:
-            why = f"an earlier sample of it in the copy shows x{g.pcie_width_widest}"
-        elif (
+        at_rest = (
             g.pstate[1:].isdigit() and int(g.pstate[1:]) >= IDLE_PSTATE and g.util_pct in (None, 0)
-        ):
+        )
+        # (the help's "reduced when the GPU is not in use" excuses the narrow sample only where
+        # that sample itself is not in use: one in a busy state (P0-P7) or with utilization
+        # above 0 % narrowed under load, the very fault, earlier wider sample or not)
+        in_use = (g.pstate[1:].isdigit() and int(g.pstate[1:]) < IDLE_PSTATE) or bool(g.util_pct)
+        if g.pcie_width_widest is not None and g.pcie_width_widest >= lanes and not in_use:
+            why = f"an earlier sample of it in the copy shows x{g.pcie_width_widest}"
+        elif at_rest:
             why = f"it is at rest ({g.pstate}" + (", 0 % utilization)" if g.util_pct == 0 else ")")
         else:
             g.pcie_width_peer_lanes, g.pcie_width_peer = lanes, peer
@@ -8441,6 +8447,24 @@ def _ibnet_rates_by_peer(fabric: list[rdma.HcaPort], text: str) -> str:
     slowest_gbps = min((gbps for gbps, _ in rated), default=0.0)
     slow = [switch for gbps, switch in rated if gbps == slowest_gbps]
     uplinks_gbps = Counter(gbps for gbps, switch in rated if switch)
+    hca_links = [p for p in fabric if p.line in to_switch and not to_switch[p.line]]
+    slowest = [p for p in hca_links if p.rate_gbps == slowest_gbps]
+    if any(p.peer_lanes for p in fabric):
+        # (a link on fewer lanes than most host links: a lane that did not train, never a
+        # generation; evidence-hca-link-narrower-than-peers warns of it)
+        return (
+            "; the links do not all run at one rate: the slower ones trained narrower than the "
+            "rest (fewer lanes at the same lane speed)"
+        )
+    if slowest and 2 * len(slowest) < len(hca_links):
+        # (a few hosts at a slower lane speed among faster hosts of the same fabric: the usual
+        # cable or trained-down case, or an older HCA; said so, as evidence-hca-link-lanes-slower
+        # warns of it, not as the fabric's design)
+        return (
+            f"; the {len(slowest)} slowest link(s), {slowest_gbps:g} Gb/s, of the "
+            f"{len(hca_links)} host link(s) run slower than their peers (possibly an older HCA "
+            "or its cable, or a link trained down)"
+        )
     if slow and not any(slow) and uplinks_gbps and min(uplinks_gbps) > slowest_gbps:
         # (the slowest links all reach HCAs, every link between switches faster: a SHARP
         # aggregation node, an HCA-form node inside the switch, may run at the switches' rate)
@@ -12739,8 +12763,8 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 ),
             )
         if i.rx_packets == 0 and i.tx_packets and i.admin_up and not i.no_carrier and not i.virtual:
-            # (an interface up with its link that sent packets and received none since it came
-            # up: ARP or IPoIB neighbour requests went out and no answer came back: no partner
+            # (an interface up with its link that sent packets and received none in its
+            # counters: ARP or IPoIB neighbour requests went out and no answer came back: no partner
             # on its subnet answering, or, on IPoIB, the partition or multicast group not joined.
             # A bridge or container interface is left out: one with nothing behind it sends
             # and hears nothing back by design)
@@ -12755,7 +12779,8 @@ def _netif(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                     library=i.tool.split()[0],
                     exception_type=f"{i.name}: RX packets 0 (line "
                     f"{i.packet_lines.get('rx', i.line)}) against TX packets {i.tx_packets} "
-                    f"(line {i.packet_lines.get('tx', i.line)}) since it came up",
+                    f"(line {i.packet_lines.get('tx', i.line)}) in its counters (kept from the "
+                    "interface's registration, not reset by down/up)",
                 ),
             )
         if i.admin_up is False and i.devlink_port and not sibling_up:

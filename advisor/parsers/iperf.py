@@ -262,9 +262,15 @@ def _is_loopback(addr: str) -> bool:
     if addr.lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(addr).is_loopback
+        ip = ipaddress.ip_address(addr)
     except ValueError:
         return False
+    # (iperf 2 under -V prints an IPv4 peer as IPv4-mapped, "::ffff:127.0.0.1"; before Python
+    # 3.13 IPv6Address.is_loopback is False for it (CPython gh-117566, fixed by PR #117567 to
+    # return ipv4_mapped.is_loopback), so the mapped IPv4 address is judged itself)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped.is_loopback
+    return ip.is_loopback
 
 
 def _bps(value: str, unit: str) -> float:

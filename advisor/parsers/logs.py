@@ -20140,7 +20140,8 @@ _KUBECTL_SELECTOR_RE = re.compile(r"(?:^|\s)(?:-l|--selector)(?:[=\s]|$)")
 # "missing RDMA device spec for device %s, %v" where rdma_device_spec.go VerifyRdmaSpec finds no
 # character device of a name the plugin needs ('RDMA device "issm" not found': rdmamap lists the
 # function's /dev/infiniband devices; Spiderpool's RDMA guide reads the line as rdma-core missing
-# on the host, and Linux's ib_umad makes issm for an InfiniBand port only), and pkg/utils
+# on the host; newer kernels' ib_umad makes issm for an InfiniBand port only, older ones for
+# every port it sets up), and pkg/utils
 # GetPCIDevDriver's "error getting driver info for device %s %v" where the function's
 # /sys/bus/pci/devices/<addr>/driver link is absent (no driver bound). %q escapes the inner
 # quotes (\"issm\").
@@ -20168,11 +20169,16 @@ def _rdma_plugin_no_devices(lines: list[tuple[int, str, int | None]], report: Lo
             cause = (
                 f'no "{dev}" character device for it under /dev/infiniband ('
                 + (
-                    # (Linux drivers/infiniband/core/user_mad.c ib_umad_init_port: umad%d for each
-                    # port, issm%d only where rdma_cap_ib_smi, an InfiniBand port's)
-                    "ib_umad's subnet-manager device, which Linux makes for an InfiniBand port "
-                    "only: none on a port in Ethernet (RoCE) mode, none at all without ib_umad "
-                    "loaded"
+                    # (Linux drivers/infiniband/core/user_mad.c ib_umad_init_port: umad%d and
+                    # issm%d for each port ib_umad sets up; a later linux-rdma patch (
+                    # "For an IB port create it's issm device node only when it has SMI
+                    # capability") makes issm%d only where rdma_cap_ib_smi. Which the host runs
+                    # the line does not say: the possibilities, none claimed)
+                    "ib_umad's subnet-manager device: the plugin found none for these "
+                    "functions; possibly ib_umad not loaded (or /dev/infiniband not mounted "
+                    "into the plugin's container), or, on kernels with the SMI check in "
+                    "user_mad.c, a port in Ethernet (RoCE) mode, since those make issm for "
+                    "InfiniBand ports only"
                     if dev == "issm"
                     else "ib_umad's, loaded by the host's rdma-core"
                     if dev == "umad"
@@ -20242,8 +20248,13 @@ def _gpu_mr_refused(lines: list[tuple[int, str, int | None]], report: LogReport)
                     if call
                     else ""
                 )
-                + ": GPUDirect RDMA (the nvidia-peermem module, formerly nv_peer_mem, or dma-buf) "
-                "is not there for this GPU",
+                # (rdma_common.c prints the line for any NULL from ibv_reg_mr: the line does not
+                # say why. Public reports show it with the module loaded too: Mellanox/
+                # nv_peer_memory#36, microsoft/mscclpp#657, linux-rdma/perftest#126 (a vGPU))
+                + ": ibv_reg_mr refused the GPU buffer; the line alone does not say why: most "
+                "often GPUDirect RDMA's module (nvidia-peermem, formerly nv_peer_mem) not loaded "
+                "or dma-buf not available, possibly PCIe ACS/IOMMU settings, a BAR1 too small, "
+                "or a GPU or vGPU profile that does not allow it",
             )
         )
 

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from advisor.parsers import MARKED_PROMPT_HOST_RE, PDSH_HOST, ParseError
+from advisor.parsers import MARKED_PROMPT_HOST_RE, PDSH_HOST, ParseError, pdsh_by_host
 
 VIRTUAL_IFACE_RE = re.compile(
     r"^(?:veth|cali|docker|br-|virbr|cni|flannel|vxlan|tun|tap|lo\d*$|kube-|weave|cilium|lxc|"
@@ -286,12 +286,30 @@ def _ip_flags(said: str) -> tuple[str, ...]:
 
 
 def parse(text: str) -> list[Interface]:
-    """Each interface's block; ParseError when no interface is found."""
+    """Each interface's block; ParseError when no interface is found. A copy sent through pdsh
+    (every line "host: ", ``pdsh -w azhpc21 ifconfig ib0``) is read per host with the prefix
+    taken off, each interface named for its host: anchored line readers (the RX/TX counters)
+    would miss its lines otherwise."""
+    parts = pdsh_by_host(text)
+    if len(parts) == 1 and parts[0][0] is None:
+        return _parse(text, None)
+    found: list[Interface] = []
+    for pdsh_host, part in parts:
+        try:
+            found.extend(_parse(part, pdsh_host))
+        except ParseError:
+            continue  # (a host whose lines hold no interface: pdsh's own or an error)
+    if not found:
+        raise ParseError("no network interface (ip link / ip addr / ifconfig) found")
+    return found
+
+
+def _parse(text: str, host: str | None) -> list[Interface]:
+    """``parse`` of one host's copy; ``host``: the host pdsh named, None where none did."""
     found: list[Interface] = []
     current: Interface | None = None
     stats_dir: str | None = None
     stats_cols: list[str] = []
-    host: str | None = None
     for no, line in _flattened(text):
         if p := MARKED_PROMPT_HOST_RE.match(line):
             host, current = p.group("host"), None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 
 from advisor.parsers import (
@@ -602,6 +603,11 @@ class HcaPort:
     file's ``iblinkinfo`` / ``ibnetdiscover`` output: that figure. Width is left out of the
     comparison (a split port, 2X HDR100, is narrower by design); lane speed is what an older
     HCA, a cable or a port forced lower brings down."""
+    peer_lanes: int | None = None
+    """Set where this active host link (``iblinkinfo`` / ``ibnetdiscover``) runs on fewer lanes
+    than most host links of the same file (1x or 2x where they run 4x): that usual width. A lane
+    that failed to train narrows a link (iblinkinfo's "Could be" remark, where printed, says the
+    same and is left to that); a width most host links share is the build's (split ports)."""
     host: str | None = None
     """The host whose shell prompt (``user@host:~$ ibstat``) stands above the listing: a copy of
     several hosts' listings tells their ports apart by it. None where no prompt names one, and
@@ -669,6 +675,32 @@ def _mark_slower_lanes(ports: list[HcaPort]) -> None:
             seen.add(ends)
             if p.lane_gbps and p.lane_gbps < fastest and not p.could_be:
                 p.fastest_lane_gbps = fastest
+        if is_host:
+            _mark_narrower(group)
+
+
+def _mark_narrower(group: list[HcaPort]) -> None:
+    """Of one file's active host links, each on fewer lanes than the width most of them run at
+    gets that width in ``peer_lanes``: only where the narrower ones are a minority (a width half
+    the host links or more share is the build's, split ports 2x HDR100, not a fault)."""
+    lanes = {
+        id(p): round(p.rate_gbps / p.lane_gbps)
+        for p in group
+        if p.rate_gbps and p.lane_gbps and not p.could_be
+    }
+    if not lanes:
+        return
+    usual, count = Counter(lanes.values()).most_common(1)[0]
+    if count * 2 <= len(lanes):
+        return  # (no width most host links share: nothing to hold one against)
+    seen: set[frozenset[str]] = set()
+    for p in group:
+        ends = frozenset({f"{p.ca} port {p.port}", p.peer or ""})
+        if ends in seen:
+            continue  # the same link from its other end: marked once
+        seen.add(ends)
+        if (n := lanes.get(id(p))) is not None and n < usual:
+            p.peer_lanes = usual
 
 
 def _could_be_once(ports: list[HcaPort]) -> None:
