@@ -11214,10 +11214,19 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                 ),
             )
             continue
-        if link.speed_downgraded and link.nic and not spared and link.cap_speed_gts:
+        npu = (
+            link.speed_downgraded
+            and not link.nic
+            and lspci.is_ascend_npu(*lspci.heading_parts(link.device))
+        )
+        if link.speed_downgraded and (link.nic or npu) and not spared and link.cap_speed_gts:
             # a NIC's link trains to its speed once, at the driver's probe (which prints the
             # kernel's pcie_print_link_status, "... available PCIe bandwidth, limited by 8.0
-            # GT/s PCIe x16 link"): unlike a GPU's, it is not lowered when idle
+            # GT/s PCIe x16 link"): unlike a GPU's, it is not lowered when idle. The idle
+            # downclock is NVIDIA's (nvidia-smi's documentation: the current PCIe generation
+            # "may be reduced when the GPU is not in use"); no Ascend document found says an
+            # NPU's link does so, so an Ascend NPU's link below its capability is read as one
+            # that trained slow (a slot, riser or root port of an older generation), as a NIC's
             _add_failure(
                 out,
                 source,
@@ -11226,38 +11235,14 @@ def _lspci(text: str, source: str, out: EvidenceFacts, name: str) -> list[ParseW
                     line=link.line,
                     message=where,
                     library="lspci",
-                    exception_type=f"{said}: a NIC's link trained slower than it can run, "
-                    f"about {lspci.pcie_gbps(link.speed_gts, link.width):.0f} Gb/s of PCIe "
+                    exception_type=f"{said}: "
+                    + ("an Ascend NPU's" if npu else "a NIC's")
+                    + " link trained slower than it can run, about "
+                    f"{lspci.pcie_gbps(link.speed_gts, link.width):.0f} Gb/s of PCIe "
                     "bandwidth against "
                     f"{lspci.pcie_gbps(link.cap_speed_gts, link.cap_width or link.width):.0f} "
-                    "Gb/s at its capability",
-                ),
-            )
-            continue
-        if (
-            link.speed_downgraded
-            and not spared
-            and link.cap_speed_gts
-            and lspci.is_ascend_npu(*lspci.heading_parts(link.device))
-        ):
-            # the idle downclock is NVIDIA's (nvidia-smi's documentation: the current PCIe
-            # generation "may be reduced when the GPU is not in use"); no Ascend document
-            # found says an NPU's link does so, so an Ascend NPU's link below its capability
-            # is read as one that trained slow (a slot, riser or root port of an older
-            # generation), as a NIC's is
-            _add_failure(
-                out,
-                source,
-                logs.LogEvent(
-                    kind="pcie_link_slow",
-                    line=link.line,
-                    message=where,
-                    library="lspci",
-                    exception_type=f"{said}: an Ascend NPU's link trained slower than it can "
-                    f"run, about {lspci.pcie_gbps(link.speed_gts, link.width):.0f} Gb/s of PCIe "
-                    "bandwidth against "
-                    f"{lspci.pcie_gbps(link.cap_speed_gts, link.cap_width or link.width):.0f} "
-                    f"Gb/s at its capability; its width, x{link.width}, is full",
+                    "Gb/s at its capability"
+                    + (f"; its width, x{link.width}, is full" if npu else ""),
                 ),
             )
             continue
