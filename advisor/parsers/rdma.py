@@ -284,29 +284,25 @@ def _mad_failure_note(
                 + "), but the kernel refused the agent on that port (a port without that QP, "
                 "as an Ethernet port has no QP0, or one with no MAD agent)"
             )
-        elif kind == "umad" and exit_ and "Permission denied" in exit_[1].group("what"):
-            # (the exit's strerror names the cause: open() of the umad device refused)
-            causes.append(
-                "its umad port (/dev/infiniband/umad*) could not be opened "
-                + (
-                    "(none named, the default)"
-                    if m.group("umad") in ("(null):0", ":0")
-                    else m.group("umad")
-                )
-                + f" (line {no}), Permission denied: the user running it may not open the umad "
-                "device (root's, unless its mode or group grants the user access)"
-            )
         elif kind == "umad":
-            causes.append(
-                "libibmad could not open the umad port "
-                + (
-                    "(none named, the default)"
-                    if m.group("umad") in ("(null):0", ":0")
-                    else m.group("umad")
-                )
-                + f" (line {no}): ib_umad "
-                "not loaded, no permission on /dev/infiniband/umad*, or no InfiniBand port to use"
+            port = (
+                "(none named, the default)"
+                if m.group("umad") in ("(null):0", ":0")
+                else m.group("umad")
             )
+            if exit_ and "Permission denied" in exit_[1].group("what"):
+                # (the exit's strerror names the cause: open() of the umad device refused)
+                causes.append(
+                    f"its umad port (/dev/infiniband/umad*) could not be opened {port} (line "
+                    f"{no}), Permission denied: the user running it may not open the umad "
+                    "device (root's, unless its mode or group grants the user access)"
+                )
+            else:
+                causes.append(
+                    f"libibmad could not open the umad port {port} (line {no}): ib_umad "
+                    "not loaded, no permission on /dev/infiniband/umad*, or no InfiniBand port "
+                    "to use"
+                )
     tool = exit_[1].group("tool") if exit_ else "ibnetdiscover" if opened else None
     said = (
         f"{tool} failed: {exit_[1].group('what').strip()} (line {exit_[0]})"
