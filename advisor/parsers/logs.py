@@ -30767,6 +30767,12 @@ def nvidia_tool_failures(text: str) -> list[LogEvent]:
 _PDSH_COMMAND_RE = re.compile(r"^[ \t]*[^\s$#]{0,200}[$#][ \t]{1,10}(?:sudo[ \t]{1,10})?pdsh\b")
 
 
+def _pdsh_hosts(lines: list[tuple[int, str, int | None]]) -> dict[int, str]:
+    """``pdsh_line_hosts`` of a log's numbered lines, the shell's own line that ran pdsh left
+    out (it is no host's)."""
+    return pdsh_line_hosts((n, t) for n, t, _ in lines if not _PDSH_COMMAND_RE.match(t))
+
+
 def _pdsh_smi_resets(lines: list[tuple[int, str, int | None]], report: LogReport) -> None:
     """nvidia-smi -r's refusals (and resets) in a copy whose every line carries pdsh's "host: "
     (``pdsh_line_hosts``; ``pdsh -w gpu-node-0[3-4] nvidia-smi -r``), read per host with the
@@ -30775,7 +30781,7 @@ def _pdsh_smi_resets(lines: list[tuple[int, str, int | None]], report: LogReport
     if not any("reset" in t or "in use by another process" in t for _, t, _ in lines):
         return
     # (the shell's line that ran pdsh, "$ pdsh -w gpu-node-[03-04] nvidia-smi -r", is no host's)
-    hosts = pdsh_line_hosts((n, t) for n, t, _ in lines if not _PDSH_COMMAND_RE.match(t))
+    hosts = _pdsh_hosts(lines)
     if not hosts:
         return
     for host in dict.fromkeys(hosts.values()):
@@ -34488,7 +34494,7 @@ def _mig_parted_failures(lines: list[tuple[int, str, int | None]], report: LogRe
     # (``pdsh -w gpu-node07 nvidia-mig-parted apply ...`` puts "gpu-node07: " before each line,
     # which the anchored pattern does not allow: taken off where every line carries it, as
     # ``_pdsh_smi_resets`` reads nvidia-smi -r's answers, the event naming the host)
-    hosts = pdsh_line_hosts((n, t) for n, t, _ in lines if not _PDSH_COMMAND_RE.match(t))
+    hosts = _pdsh_hosts(lines)
     for no, line, tagged in lines:
         if "MIG configuration" not in line:
             continue
@@ -34556,7 +34562,7 @@ def _mig_destroy_refused(lines: list[tuple[int, str, int | None]], report: LogRe
     """A ``gpu_driver_error`` per MIG compute or GPU instance whose destroy was refused, naming
     the GPU, GPU instance and compute instance (the summary line after it is not a second one)."""
     # (a pdsh copy's "host: " before each line, taken off as in ``_mig_parted_failures``)
-    hosts = pdsh_line_hosts((n, t) for n, t, _ in lines if not _PDSH_COMMAND_RE.match(t))
+    hosts = _pdsh_hosts(lines)
     for no, line, tagged in lines:
         if "destroy" not in line:
             continue
